@@ -1,0 +1,58 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "pipcompose",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "pipcompose", targets: ["pipcompose"]),
+        .library(name: "Compositor", targets: ["Compositor"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // GStreamer core, app, video and rtsp-server; shims for macros and varargs only.
+        .systemLibrary(
+            name: "CGst",
+            pkgConfig: "gstreamer-rtsp-server-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev", "libgstrtspserver-1.0-dev"])]
+        ),
+        // Cairo and Pango (with its Cairo backend), the drawing and text stack.
+        .systemLibrary(
+            name: "CPango",
+            pkgConfig: "pangocairo",
+            providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]
+        ),
+        // librsvg for SVG and gdk-pixbuf for PNG/JPEG decoding into Cairo surfaces.
+        .systemLibrary(
+            name: "CRsvg",
+            pkgConfig: "librsvg-2.0",
+            providers: [.apt(["librsvg2-dev", "libgdk-pixbuf-2.0-dev"])]
+        ),
+        .target(
+            name: "Compositor",
+            dependencies: [
+                "CGst", "CPango", "CRsvg",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .executableTarget(
+            name: "pipcompose",
+            dependencies: [
+                "Compositor",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "RenderBench",
+            dependencies: ["Compositor"],
+            path: "bench/RenderBench"
+        ),
+        .testTarget(
+            name: "UnitTests",
+            dependencies: ["Compositor"]
+        ),
+    ]
+)

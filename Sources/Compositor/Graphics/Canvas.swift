@@ -1,0 +1,131 @@
+import CPango
+import Foundation
+
+/// Owns one `cairo_t` drawing onto an `ImageSurface`; the few drawing verbs widgets need.
+public final class Canvas {
+    public let pointer: OpaquePointer
+    /// Kept so the surface outlives the context that draws on it.
+    public let surface: ImageSurface
+
+    public init(surface: ImageSurface) {
+        self.surface = surface
+        pointer = cairo_create(surface.pointer)!
+    }
+
+    deinit {
+        cairo_destroy(pointer)
+    }
+
+    /// Runs `body` between cairo_save and cairo_restore, so clips and transforms do not leak.
+    public func withState<T>(_ body: () throws -> T) rethrows -> T {
+        cairo_save(pointer)
+        defer { cairo_restore(pointer) }
+        return try body()
+    }
+
+    public func clip(to rect: Rect) {
+        cairo_rectangle(pointer, rect.x, rect.y, rect.width, rect.height)
+        cairo_clip(pointer)
+    }
+
+    public func setColor(_ c: Color) {
+        cairo_set_source_rgba(pointer, c.red, c.green, c.blue, c.alpha)
+    }
+
+    public func fill(_ rect: Rect, _ color: Color) {
+        setColor(color)
+        cairo_rectangle(pointer, rect.x, rect.y, rect.width, rect.height)
+        cairo_fill(pointer)
+    }
+
+    /// Fills ignoring what is below (no blending): how a damaged region is reset before redrawing.
+    public func paint(_ rect: Rect, _ color: Color) {
+        withState {
+            cairo_set_operator(pointer, CAIRO_OPERATOR_SOURCE)
+            fill(rect, color)
+        }
+    }
+
+    public func roundedRectPath(_ r: Rect, radius: Double) {
+        let rad = max(0, min(radius, min(r.width, r.height) / 2))
+        guard rad > 0 else {
+            cairo_rectangle(pointer, r.x, r.y, r.width, r.height)
+            return
+        }
+        cairo_new_sub_path(pointer)
+        cairo_arc(pointer, r.maxX - rad, r.minY + rad, rad, -Double.pi / 2, 0)
+        cairo_arc(pointer, r.maxX - rad, r.maxY - rad, rad, 0, Double.pi / 2)
+        cairo_arc(pointer, r.minX + rad, r.maxY - rad, rad, Double.pi / 2, Double.pi)
+        cairo_arc(pointer, r.minX + rad, r.minY + rad, rad, Double.pi, 3 * Double.pi / 2)
+        cairo_close_path(pointer)
+    }
+
+    public func fillRounded(_ rect: Rect, radius: Double, _ color: Color) {
+        setColor(color)
+        roundedRectPath(rect, radius: radius)
+        cairo_fill(pointer)
+    }
+
+    public func strokeRounded(_ rect: Rect, radius: Double, width: Double, _ color: Color) {
+        setColor(color)
+        cairo_set_line_width(pointer, width)
+        roundedRectPath(rect.inset(width / 2), radius: radius)
+        cairo_stroke(pointer)
+    }
+
+    /// Fills `rect` with a linear gradient at `angle` degrees (0 = left to right, 90 = top to bottom).
+    public func fillGradient(_ rect: Rect, stops: [Color], angle: Double) {
+        let a = angle * Double.pi / 180
+        let cx = rect.x + rect.width / 2, cy = rect.y + rect.height / 2
+        let half = (abs(cos(a)) * rect.width + abs(sin(a)) * rect.height) / 2
+        let pattern = cairo_pattern_create_linear(cx - cos(a) * half, cy - sin(a) * half,
+                                                  cx + cos(a) * half, cy + sin(a) * half)!
+        defer { cairo_pattern_destroy(pattern) }
+        for (i, c) in stops.enumerated() {
+            let offset = stops.count == 1 ? 0 : Double(i) / Double(stops.count - 1)
+            cairo_pattern_add_color_stop_rgba(pattern, offset, c.red, c.green, c.blue, c.alpha)
+        }
+        cairo_set_source(pointer, pattern)
+        cairo_rectangle(pointer, rect.x, rect.y, rect.width, rect.height)
+        cairo_fill(pointer)
+    }
+
+    /// A filled polygon, for glyph-free icons (play, pause) that render the same with any font.
+    public func fillPolygon(_ points: [(Double, Double)], _ color: Color) {
+        guard let first = points.first else { return }
+        setColor(color)
+        cairo_move_to(pointer, first.0, first.1)
+        for p in points.dropFirst() { cairo_line_to(pointer, p.0, p.1) }
+        cairo_close_path(pointer)
+        cairo_fill(pointer)
+    }
+
+    /// A box with a cross: what a widget shows where an image could not be loaded.
+    public func placeholder(_ rect: Rect, _ color: Color) {
+        let w = max(1, min(rect.width, rect.height) / 40)
+        withState {
+            clip(to: rect)
+            setColor(color)
+            cairo_set_line_width(pointer, w)
+            cairo_rectangle(pointer, rect.x + w / 2, rect.y + w / 2, rect.width - w, rect.height - w)
+            cairo_move_to(pointer, rect.minX, rect.minY)
+            cairo_line_to(pointer, rect.maxX, rect.maxY)
+            cairo_move_to(pointer, rect.maxX, rect.minY)
+            cairo_line_to(pointer, rect.minX, rect.maxY)
+            cairo_stroke(pointer)
+        }
+    }
+
+    /// Draws another surface scaled into `dest`, clipped to `clip`.
+    public func draw(_ image: ImageSurface, in dest: Rect, clip clipRect: Rect) {
+        guard image.width > 0, image.height > 0, !dest.isEmpty else { return }
+        withState {
+            clip(to: clipRect)
+            cairo_translate(pointer, dest.x, dest.y)
+            cairo_scale(pointer, dest.width / Double(image.width), dest.height / Double(image.height))
+            cairo_set_source_surface(pointer, image.pointer, 0, 0)
+            cairo_pattern_set_filter(cairo_get_source(pointer), CAIRO_FILTER_GOOD)
+            cairo_paint(pointer)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// One frame of a scene rendered to a PNG, no encoder involved.
+public struct Snapshot {
+    public var scene: Scene
+    public var size: PixelSize
+    /// Scene time in seconds.
+    public var at: Double
+    /// Wall-clock time shown by clocks and timecodes.
+    public var wall: Date
+
+    public init(scene: Scene, size: PixelSize? = nil, at: Double = 0, wall: Date = Date()) {
+        self.scene = scene
+        self.size = size ?? scene.size
+        self.at = at
+        self.wall = wall
+    }
+
+    /// Renders and writes `path`; warnings (missing images, fonts) go to `warn`.
+    public func write(to path: String, warn: @escaping (String) -> Void) throws {
+        let renderer = Renderer(scene: scene, size: size, warn: warn)
+        let frame = Int64((at * Double(scene.fps)).rounded(.down))
+        let surface = try renderer.snapshot(at: FrameTime(frame: frame, media: at, wall: wall))
+        try surface.writePNG(to: path)
+    }
+}

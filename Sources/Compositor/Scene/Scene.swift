@@ -1,0 +1,64 @@
+/// A validated scene: what the picture shows and how it is laid out. Built by `SceneLoader` from YAML/JSON.
+public struct Scene: Sendable {
+    public enum Background: Equatable, Sendable {
+        case color(Color)
+        /// Colours spread evenly along a line at `angle` degrees (0 = left to right, 90 = top to bottom).
+        case gradient(stops: [Color], angle: Double)
+        case image(path: String, fit: ImageFit, fallback: Color)
+    }
+
+    public enum Timeline: Equatable, Sendable {
+        /// Infinite time range: skipping is refused.
+        case live
+        /// A finite scene of this many seconds: skipping moves within it; a recording ends at the end.
+        case finite(duration: Double)
+    }
+
+    public struct WidgetSpec: Sendable {
+        public enum Kind: Sendable {
+            case clock(ClockWidget.Config)
+            case ticker(TickerWidget.Config)
+            case nowPlaying(NowPlayingWidget.Config)
+            case image(ImageWidget.Config)
+            case text(TextWidget.Config)
+            case timecode
+        }
+
+        public var id: String
+        public var kind: Kind
+        public var placement: Placement
+        public var style: Style
+
+        public init(id: String, kind: Kind, placement: Placement, style: Style) {
+            self.id = id
+            self.kind = kind
+            self.placement = placement
+            self.style = style
+        }
+    }
+
+    public var title: String
+    public var size: PixelSize
+    public var fps: Int
+    public var background: Background
+    public var spacing: LayoutSpacing
+    public var widgets: [WidgetSpec]
+    public var timeline: Timeline
+    /// Where the scene came from, for messages ("demo" for the built-in scene).
+    public var source: String
+
+    public init(title: String, size: PixelSize, fps: Int, background: Background, spacing: LayoutSpacing,
+                widgets: [WidgetSpec], timeline: Timeline, source: String) {
+        self.title = title
+        self.size = size
+        self.fps = fps
+        self.background = background
+        self.spacing = spacing
+        self.widgets = widgets
+        self.timeline = timeline
+        self.source = source
+    }
+
+    /// The widget type names a scene may use.
+    public static let widgetTypes = ["clock", "ticker", "nowplaying", "image", "text", "timecode"]
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// A clock label: the time in a pattern and an IANA timezone, with an optional date line under it.
+public final class ClockWidget: WidgetBase, Widget {
+    public struct Config: Equatable, Sendable {
+        /// ICU date pattern, e.g. "HH:mm:ss" or "h:mm a".
+        public var format = "HH:mm:ss"
+        /// IANA zone name, e.g. "Asia/Tokyo"; nil is the machine's zone.
+        public var timezone: String? = nil
+        /// ICU pattern of a second line, e.g. "EEEE d MMMM"; nil for none.
+        public var dateFormat: String? = nil
+        /// Locale for month and day names, e.g. "ja_JP".
+        public var locale = "en_US_POSIX"
+        public init() {}
+    }
+
+    public private(set) var config: Config
+    private let timeFormatter = DateFormatter()
+    private let dateFormatter = DateFormatter()
+    private var engine: TextEngine?
+    private var timeBox = Rect.zero
+    private var dateBox: Rect?
+    private var timeSize = 10.0
+    private var dateSize = 10.0
+    private var cache: [String: TextLayout] = [:]
+
+    public init(id: String, style: Style, config: Config) {
+        self.config = config
+        super.init(id: id, style: style)
+        configureFormatters()
+    }
+
+    /// Changes the zone at run time (control API); the next frame shows it.
+    public func setTimezone(_ zone: String?) {
+        config.timezone = zone
+        configureFormatters()
+        version += 1
+    }
+
+    private func configureFormatters() {
+        let zone = config.timezone.flatMap(TimeZone.init(identifier:)) ?? TimeZone.current
+        for (f, pattern) in [(timeFormatter, config.format), (dateFormatter, config.dateFormat ?? "")] {
+            f.locale = Locale(identifier: config.locale)
+            f.timeZone = zone
+            f.dateFormat = pattern
+        }
+        cache = [:]
+    }
+
+    /// The time line's text at `date`.
+    public func timeText(at date: Date) -> String { timeFormatter.string(from: date) }
+    /// The date line's text at `date`, when the clock has one.
+    public func dateText(at date: Date) -> String? {
+        config.dateFormat == nil ? nil : dateFormatter.string(from: date)
+    }
+
+    /// The first instant after `date` at which the clock's text changes: the next whole second, minute, hour
+    /// or day in the clock's zone, from the smallest unit the patterns show.
+    public func nextChange(after date: Date) -> Date {
+        let patterns = config.format + (config.dateFormat ?? "")
+        let letters = Set(Self.patternLetters(patterns))
+        let step: Double
+        if letters.contains("S") { step = 0.001 }
+        else if letters.contains("s") { step = 1 }
+        else if letters.contains("m") { step = 60 }
+        else if !letters.isDisjoint(with: ["h", "H", "k", "K", "a"]) { step = 3600 }
+        else { step = 86400 }
+        let offset = Double(timeFormatter.timeZone.secondsFromGMT(for: date))
+        let local = date.timeIntervalSince1970 + offset
+        let next = ((local / step).rounded(.down) + 1) * step
+        return Date(timeIntervalSince1970: next - offset)
+    }
+
+    /// Pattern letters outside quoted literals.
+    static func patternLetters(_ pattern: String) -> [Character] {
+        var quoted = false
+        var out: [Character] = []
+        for c in pattern {
+            if c == "'" { quoted.toggle(); continue }
+            if !quoted && c.isLetter { out.append(c) }
+        }
+        return out
+    }
+
+    public func layout(box: Rect, frame: PixelSize, engine: TextEngine) {
+        place(box: box, frame: frame)
+        self.engine = engine
+        cache = [:]
+        let c = content
+        // A date line only when there is room for two readable lines.
+        if config.dateFormat != nil && c.height >= 40 {
+            timeBox = Rect(x: c.x, y: c.y, width: c.width, height: c.height * 0.64)
+            dateBox = Rect(x: c.x, y: c.y + c.height * 0.66, width: c.width, height: c.height * 0.34)
+        } else {
+            timeBox = c
+            dateBox = nil
+        }
+        // Size the type on a sample of the widest digits so the size does not change from second to second.
+        let sample = Date(timeIntervalSince1970: 1_700_000_000 + 8 * 3600 + 48 * 60 + 38)
+        timeSize = fit(timeText(at: sample), in: timeBox, engine: engine)
+        if let dateBox, let text = dateText(at: sample) { dateSize = fit(text, in: dateBox, engine: engine) }
+        // Record the boxes for the sample so layout checks see them without drawing.
+        recordLine(timeText(at: sample), size: timeSize, in: timeBox, secondary: false)
+        if let dateBox, let text = dateText(at: sample) { recordLine(text, size: dateSize, in: dateBox, secondary: true) }
+    }
+
+    private func fit(_ text: String, in rect: Rect, engine: TextEngine) -> Double {
+        let maxSize = style.fontSize.map { $0 * scale } ?? rect.height
+        return TextLayout.fitting(engine: engine, text: text, font: style.font, box: rect, maxSize: maxSize).pixelSize
+    }
+
+    @discardableResult
+    private func recordLine(_ text: String, size: Double, in rect: Rect, secondary: Bool) -> (TextLayout, Double, Double)? {
+        guard let engine else { return nil }
+        let key = "\(secondary ? "d" : "t")|\(text)"
+        let layout = cache[key] ?? TextLayout(engine: engine, text: text, font: style.font, pixelSize: size,
+                                               width: rect.width, alignment: .center)
+        if cache.count > 8 { cache = [:] }
+        cache[key] = layout
+        let y = rect.y + (rect.height - layout.height) / 2
+        record(layout, x: rect.x, y: y)
+        return (layout, rect.x, y)
+    }
+
+    public func draw(on canvas: Canvas, at time: FrameTime) {
+        drawPanel(on: canvas)
+        textBoxes = []
+        if let (layout, x, y) = recordLine(timeText(at: time.wall), size: timeSize, in: timeBox, secondary: false) {
+            layout.draw(on: canvas, x: x, y: y, color: style.color)
+        }
+        if let dateBox, let text = dateText(at: time.wall),
+           let (layout, x, y) = recordLine(text, size: dateSize, in: dateBox, secondary: true) {
+            layout.draw(on: canvas, x: x, y: y, color: style.secondaryColor)
+        }
+    }
+
+    public func appearance(at time: FrameTime) -> AnyHashable {
+        AnyHashable([timeText(at: time.wall), dateText(at: time.wall) ?? "", String(version)])
+    }
+}

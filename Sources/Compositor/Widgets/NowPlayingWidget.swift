@@ -1,0 +1,219 @@
+import Foundation
+
+/// The now-playing card: artwork, title, artist, album, a progress bar with elapsed and remaining time, and
+/// a playing/paused glyph. Position advances with scene time while playing.
+///
+/// It re-lays by size: landscape puts artwork left of the text, portrait puts it on top; as the box shrinks
+/// the artwork goes first, then the album line, then the artist line, then the progress row.
+public final class NowPlayingWidget: WidgetBase, Widget {
+    public struct Config: Equatable, Sendable {
+        public var title = ""
+        public var artist = ""
+        public var album = ""
+        public var artwork: String? = nil
+        /// Track length in seconds; 0 when unknown (no progress bar).
+        public var duration = 0.0
+        /// Position in seconds at scene time `anchor`.
+        public var position = 0.0
+        public var playing = true
+        public init() {}
+    }
+
+    enum Line: Hashable { case title, artist, album, progress }
+
+    public private(set) var config: Config
+    private var anchor = 0.0
+    private var artwork: Picture?
+    private var artworkFailed = false
+    private var engine: TextEngine?
+    /// What the last layout decided.
+    public private(set) var artBox: Rect?
+    public private(set) var shownLines: [String] = []
+    private var lineBoxes: [(Line, Rect)] = []
+    private var layouts: [Line: TextLayout] = [:]
+    private var timeSize = 10.0
+    private let warn: (String) -> Void
+
+    /// The smallest text worth drawing, in pixels.
+    static let minimumText = 8.0
+
+    public init(id: String, style: Style, config: Config, warn: @escaping (String) -> Void) {
+        self.config = config
+        self.warn = warn
+        super.init(id: id, style: style)
+        loadArtwork()
+    }
+
+    private func loadArtwork() {
+        artwork = nil
+        artworkFailed = false
+        guard let path = config.artwork, !path.isEmpty else { return }
+        do { artwork = try Picture.load(path: path) } catch {
+            artworkFailed = true
+            warn("widget '\(id)': \(error); drawing a placeholder")
+        }
+    }
+
+    /// New metadata at scene time `t`; position restarts from `config.position` at `t`.
+    public func update(_ new: Config, at t: Double) {
+        let artChanged = new.artwork != config.artwork
+        config = new
+        anchor = t
+        if artChanged { loadArtwork() }
+        version += 1
+        if let engine { layout(box: box, frame: frameSize, engine: engine) }
+    }
+
+    /// Position in seconds at scene time `t`.
+    public func position(at t: Double) -> Double {
+        let p = config.playing ? config.position + (t - anchor) : config.position
+        return config.duration > 0 ? min(max(0, p), config.duration) : max(0, p)
+    }
+
+    private var frameSize = PixelSize(width: 1280, height: 720)
+
+    public func layout(box: Rect, frame: PixelSize, engine: TextEngine) {
+        place(box: box, frame: frame)
+        self.engine = engine
+        frameSize = frame
+        layouts = [:]
+        lineBoxes = []
+        let c = content
+        let gap = max(2, 12 * scale)
+        let portrait = c.height > c.width * 1.2
+        let hasArt = config.artwork != nil
+        var text = c
+        artBox = nil
+        if hasArt {
+            if portrait {
+                let side = min(c.width, c.height * 0.5)
+                // Artwork only when the text still has room for a title and a progress row underneath.
+                if side >= 32 && c.height - side - gap >= 2 * 14 {
+                    artBox = Rect(x: c.x + (c.width - side) / 2, y: c.y, width: side, height: side)
+                    text = Rect(x: c.x, y: c.y + side + gap, width: c.width, height: c.height - side - gap)
+                }
+            } else {
+                let side = c.height
+                if side >= 32 && c.width - side - gap >= side * 1.5 {
+                    artBox = Rect(x: c.x, y: c.y, width: side, height: side)
+                    text = Rect(x: c.x + side + gap, y: c.y, width: c.width - side - gap, height: c.height)
+                }
+            }
+        }
+        // Lines by priority; weights are relative line heights.
+        var lines: [(Line, Double)] = [(.title, 1.5)]
+        if !config.artist.isEmpty { lines.append((.artist, 1.0)) }
+        if !config.album.isEmpty { lines.append((.album, 1.0)) }
+        if config.duration > 0 { lines.append((.progress, 0.9)) }
+        let unitGap = 0.25
+        func unit(_ ls: [(Line, Double)]) -> Double {
+            let weights = ls.reduce(0) { $0 + $1.1 }
+            return text.height / (weights + unitGap * Double(ls.count - 1))
+        }
+        // Drop album, then artist, then progress, while lines would be too small to read.
+        for drop in [Line.album, .artist, .progress] where unit(lines) * 0.8 < Self.minimumText && lines.count > 1 {
+            lines.removeAll { $0.0 == drop }
+        }
+        var u = unit(lines)
+        if let cap = style.fontSize.map({ $0 * scale / 0.8 }) { u = min(u, cap) }
+        let used = lines.reduce(0) { $0 + $1.1 * u } + unitGap * u * Double(lines.count - 1)
+        var y = text.y + max(0, (text.height - used) / 2)
+        shownLines = []
+        let align: TextLayout.Alignment = portrait ? .center : .leading
+        for (line, weight) in lines {
+            let h = weight * u
+            let rect = Rect(x: text.x, y: y, width: text.width, height: h)
+            lineBoxes.append((line, rect))
+            y += h + unitGap * u
+            let str: String
+            switch line {
+            case .title: str = config.title
+            case .artist: str = config.artist
+            case .album: str = config.album
+            case .progress:
+                timeSize = max(4, (h * 0.62).rounded(.down))
+                shownLines.append("progress")
+                continue
+            }
+            shownLines.append(str)
+            var font = style.font
+            if line == .title { font.bold = true }
+            let l = TextLayout(engine: engine, text: str, font: font, pixelSize: max(4, (h * 0.8).rounded(.down)),
+                               width: rect.width, alignment: align)
+            layouts[line] = l
+            record(l, x: rect.x, y: rect.y + (rect.height - l.height) / 2)
+        }
+        if let r = lineBoxes.first(where: { $0.0 == .progress })?.1 {
+            let sample = timeLayout("-88:88", engine: engine)
+            let y = r.y + (r.height - sample.height) / 2
+            let rowWidth = min(r.width, max(r.width, 0))
+            let glyph = r.height
+            record(sample, x: r.x + glyph + gap / 2, y: y)
+            record(sample, x: r.x + rowWidth - sample.width, y: y)
+        }
+    }
+
+    private func timeLayout(_ s: String, engine: TextEngine) -> TextLayout {
+        TextLayout(engine: engine, text: s, font: style.font, pixelSize: timeSize)
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded(.down))
+        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+            : String(format: "%d:%02d", s / 60, s % 60)
+    }
+
+    public func draw(on canvas: Canvas, at time: FrameTime) {
+        drawPanel(on: canvas)
+        if let artBox {
+            if let artwork { artwork.draw(on: canvas, in: artBox, fit: .fill) }
+            else { canvas.placeholder(artBox, style.secondaryColor) }
+        }
+        for (line, rect) in lineBoxes {
+            if line == .progress {
+                drawProgress(on: canvas, in: rect, at: time)
+                continue
+            }
+            guard let l = layouts[line] else { continue }
+            let y = rect.y + (rect.height - l.height) / 2
+            l.draw(on: canvas, x: rect.x, y: y, color: line == .title ? style.color : style.secondaryColor)
+        }
+    }
+
+    private func drawProgress(on canvas: Canvas, in r: Rect, at time: FrameTime) {
+        guard let engine else { return }
+        let pos = position(at: time.media)
+        let gap = max(2, 12 * scale) / 2
+        // Glyph: a triangle while playing, two bars while paused; drawn as shapes so no font can miss them.
+        let g = r.height * 0.7
+        let gy = r.y + (r.height - g) / 2
+        if config.playing {
+            canvas.fillPolygon([(r.x, gy), (r.x + g * 0.87, gy + g / 2), (r.x, gy + g)], style.color)
+        } else {
+            canvas.fill(Rect(x: r.x, y: gy, width: g * 0.3, height: g), style.color)
+            canvas.fill(Rect(x: r.x + g * 0.55, y: gy, width: g * 0.3, height: g), style.color)
+        }
+        let elapsed = timeLayout(Self.clock(pos), engine: engine)
+        let remaining = timeLayout("-" + Self.clock(max(0, config.duration - pos)), engine: engine)
+        let ty = r.y + (r.height - elapsed.height) / 2
+        let ex = r.x + r.height + gap
+        elapsed.draw(on: canvas, x: ex, y: ty, color: style.secondaryColor)
+        remaining.draw(on: canvas, x: r.maxX - remaining.width, y: ty, color: style.secondaryColor)
+        let sampleWidth = timeLayout("-88:88", engine: engine).width
+        let barX = ex + sampleWidth + gap
+        let barW = r.maxX - sampleWidth - gap - barX
+        guard barW > 4 else { return }
+        let barH = max(2, r.height * 0.22)
+        let bar = Rect(x: barX, y: r.y + (r.height - barH) / 2, width: barW, height: barH)
+        canvas.fillRounded(bar, radius: barH / 2, style.secondaryColor.withAlpha(0.35))
+        let fraction = config.duration > 0 ? pos / config.duration : 0
+        canvas.fillRounded(Rect(x: bar.x, y: bar.y, width: bar.width * fraction, height: barH), radius: barH / 2,
+                           style.accent)
+    }
+
+    public func appearance(at time: FrameTime) -> AnyHashable {
+        let pos = position(at: time.media)
+        let barPixels = config.duration > 0 ? (pos / config.duration * box.width).rounded() : 0
+        return AnyHashable([Int(pos.rounded(.down)), Int(barPixels), config.playing ? 1 : 0, version])
+    }
+}

@@ -1,0 +1,83 @@
+/// A styled label: wraps to its box, ellipsizes what does not fit, sizes its type to the box unless the
+/// style fixes it.
+public final class TextWidget: WidgetBase, Widget {
+    public struct Config: Equatable, Sendable {
+        public var text = ""
+        public var alignment = TextLayout.Alignment.leading
+        /// At most this many lines; nil for as many as fit.
+        public var maxLines: Int? = nil
+        public init() {}
+    }
+
+    public private(set) var config: Config
+    private var layoutResult: TextLayout?
+    private var engine: TextEngine?
+    private var frameSize = PixelSize(width: 1280, height: 720)
+    private var origin = (x: 0.0, y: 0.0)
+
+    public init(id: String, style: Style, config: Config) {
+        self.config = config
+        super.init(id: id, style: style)
+    }
+
+    public var lineCount: Int { layoutResult?.lineCount ?? 0 }
+    public var isEllipsized: Bool { layoutResult?.isEllipsized ?? false }
+
+    /// Replaces the text at run time.
+    public func setText(_ text: String) {
+        config.text = text
+        version += 1
+        if let engine { layout(box: box, frame: frameSize, engine: engine) }
+    }
+
+    public func layout(box: Rect, frame: PixelSize, engine: TextEngine) {
+        place(box: box, frame: frame)
+        self.engine = engine
+        frameSize = frame
+        let c = content
+        guard c.width >= 1, c.height >= 1 else { layoutResult = nil; return }
+        let text = config.text
+        let size: Double
+        let lineRatio = TextLayout(engine: engine, text: "Ag", font: style.font, pixelSize: 100).height / 100
+        if let fixed = style.fontSize {
+            // A fixed size still never exceeds one line of the box.
+            size = max(4, min(fixed * scale, (c.height / lineRatio).rounded(.down)))
+        } else {
+            // Auto: the largest size at which the whole text wraps into the box, within 8 % of the box height.
+            var s = max(6, min(c.height, c.height * 0.9 / Double(max(1, config.maxLines ?? 1))))
+            while s > 6 {
+                let l = TextLayout(engine: engine, text: text, font: style.font, pixelSize: s, width: c.width,
+                                   maxLines: 1000, alignment: config.alignment, ellipsize: false)
+                let fitsLines = config.maxLines.map { l.lineCount <= $0 } ?? true
+                if l.height <= c.height && fitsLines { break }
+                s = (s * 0.9).rounded(.down)
+            }
+            size = max(4, s)
+        }
+        // How many lines fit at this size, then ellipsize the rest.
+        let line = lineRatio * size
+        var lines = max(1, Int((c.height / max(1, line)).rounded(.down)))
+        if let m = config.maxLines { lines = min(lines, m) }
+        var l = TextLayout(engine: engine, text: text, font: style.font, pixelSize: size, width: c.width,
+                           maxLines: lines, alignment: config.alignment)
+        while l.height > c.height + 0.01 && lines > 1 {
+            lines -= 1
+            l = TextLayout(engine: engine, text: text, font: style.font, pixelSize: size, width: c.width,
+                           maxLines: lines, alignment: config.alignment)
+        }
+        layoutResult = l
+        origin = (c.x, c.y + max(0, (c.height - l.height) / 2))
+        record(l, x: origin.x, y: origin.y)
+    }
+
+    public func draw(on canvas: Canvas, at time: FrameTime) {
+        drawPanel(on: canvas)
+        guard let l = layoutResult else { return }
+        canvas.withState {
+            canvas.clip(to: box)
+            l.draw(on: canvas, x: origin.x, y: origin.y, color: style.color)
+        }
+    }
+
+    public func appearance(at time: FrameTime) -> AnyHashable { AnyHashable(version) }
+}

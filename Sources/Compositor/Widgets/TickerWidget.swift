@@ -1,0 +1,138 @@
+import Foundation
+
+/// The flowing memo: items scroll right to left at a steady speed in a seamless loop.
+///
+/// Scrolling is a position on an endless strip, `distance(t) = speed × t`. The strip is a chain of segments,
+/// each a loop of one item list repeated. Replacing the items at time t ends the current loop after the copy
+/// that is showing and starts the new list right behind it, so what is on screen never jumps.
+public final class TickerWidget: WidgetBase, Widget {
+    public struct Config: Equatable, Sendable {
+        public var items: [String] = []
+        public var separator = "   •   "
+        /// Pixels per second in a picture whose short side is 720; scales with the picture.
+        public var speed = 120.0
+        public init() {}
+    }
+
+    private struct Segment {
+        var items: [String]
+        /// Strip position (in units of 720-scale pixels) where the first copy starts.
+        var start: Double
+        /// Where the last copy ends; nil while this is the loop still running.
+        var end: Double?
+    }
+
+    public private(set) var config: Config
+    private var segments: [Segment]
+    private var engine: TextEngine?
+    private var layouts: [[String]: TextLayout] = [:]
+    private var fontSize = 10.0
+    private var textY = 0.0
+    private var placedOnce = false
+
+    public init(id: String, style: Style, config: Config) {
+        self.config = config
+        // Start with the first item entering from the right edge.
+        segments = [Segment(items: config.items, start: 0, end: nil)]
+        super.init(id: id, style: style)
+    }
+
+    /// The text of one loop of `items`.
+    func loopText(_ items: [String]) -> String {
+        let cleaned = items.map { $0.replacingOccurrences(of: "\n", with: " ") }.filter { !$0.isEmpty }
+        return cleaned.isEmpty ? "" : cleaned.joined(separator: config.separator) + config.separator
+    }
+
+    /// Scroll distance at scene time `t`, in pixels of the current size.
+    public func distance(at t: Double) -> Double { config.speed * scale * t }
+
+    /// Replaces the items at scene time `t`: the loop on screen finishes, the new one follows it.
+    public func replaceItems(_ items: [String], at t: Double) {
+        let d = distance(at: t) / max(scale, 1e-9)
+        guard var current = segments.last else { return }
+        let w = loopWidth(current.items)
+        if w > 0 {
+            // End the running loop after the copy whose tail has not yet entered the box.
+            let copies = max(1, ((d - current.start) / w).rounded(.up))
+            current.end = current.start + copies * w
+            segments[segments.count - 1] = current
+            segments.append(Segment(items: items, start: current.end!, end: nil))
+        } else {
+            segments = [Segment(items: items, start: d, end: nil)]
+        }
+        config.items = items
+        version += 1
+    }
+
+    /// Width of one loop in 720-scale units, so positions survive a resize.
+    private func loopWidth(_ items: [String]) -> Double {
+        guard let layout = layoutFor(items) else { return 0 }
+        return layout.width / scale
+    }
+
+    private func layoutFor(_ items: [String]) -> TextLayout? {
+        guard let engine else { return nil }
+        let text = loopText(items)
+        if text.isEmpty { return nil }
+        if let l = layouts[items] { return l }
+        let l = TextLayout(engine: engine, text: text, font: style.font, pixelSize: fontSize)
+        layouts[items] = l
+        return l
+    }
+
+    public func layout(box: Rect, frame: PixelSize, engine: TextEngine) {
+        place(box: box, frame: frame)
+        self.engine = engine
+        layouts = [:]
+        // Type fills most of the band: one line, never wrapped.
+        let sample = TextLayout(engine: engine, text: "Ag漢字", font: style.font, pixelSize: 100)
+        let fromBox = content.height / (sample.height / 100)
+        fontSize = max(4, (style.fontSize.map { min($0 * scale, fromBox) } ?? fromBox).rounded(.down))
+        let line = TextLayout(engine: engine, text: "Ag漢字", font: style.font, pixelSize: fontSize)
+        textY = content.y + (content.height - line.height) / 2
+        textBoxes = [Rect(x: content.x, y: textY, width: content.width, height: line.height)]
+        if !placedOnce {
+            // The first loop starts at the left edge at time zero, so the band is full from the first frame.
+            placedOnce = true
+            if segments.count == 1 { segments[0].start = -content.width / scale }
+        }
+    }
+
+    public func draw(on canvas: Canvas, at time: FrameTime) {
+        drawPanel(on: canvas)
+        let d = distance(at: time.media) / scale
+        pruneSegments(before: d - content.width / scale)
+        canvas.withState {
+            canvas.clip(to: content)
+            for seg in segments {
+                guard let layout = layoutFor(seg.items) else { continue }
+                let w = layout.width / scale
+                guard w > 0.5 else { continue }
+                // Copy k of the segment occupies strip [start + k w, start + (k+1) w); strip point p is on screen at
+                // x = content.maxX - (d - p) (in 720-scale units, times scale for pixels).
+                let visibleFrom = d - content.width / scale
+                let firstK = max(0, ((visibleFrom - seg.start) / w).rounded(.down))
+                var k = firstK
+                while true {
+                    let p = seg.start + k * w
+                    if p >= d { break }
+                    if let end = seg.end, p >= end - 1e-6 { break }
+                    let x = content.maxX - (d - p) * scale
+                    layout.draw(on: canvas, x: x, y: textY, color: style.color)
+                    k += 1
+                }
+            }
+        }
+    }
+
+    private func pruneSegments(before visibleFrom: Double) {
+        while segments.count > 1, let end = segments.first?.end, end < visibleFrom {
+            segments.removeFirst()
+        }
+    }
+
+    public func appearance(at time: FrameTime) -> AnyHashable {
+        // Quarter-pixel steps: a moving ticker changes every frame, a paused one never.
+        AnyHashable([(distance(at: time.media) * 4).rounded(), Double(version)])
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// One piece of content in the picture: a clock, a ticker, a now-playing card, an image, a label, a timecode.
+///
+/// The renderer calls `layout` whenever the render size changes (the render-size callback, like a PiP
+/// window's `didTransitionToRenderSize`), then `draw` for every frame whose `appearance` differs from the
+/// one last drawn: a widget that did not change is not redrawn.
+public protocol Widget: AnyObject {
+    var id: String { get }
+    /// The box the last layout gave, in pixels.
+    var box: Rect { get }
+    /// The render-size callback: the widget's new box inside a picture of `frame` size.
+    func layout(box: Rect, frame: PixelSize, engine: TextEngine)
+    /// Draws the widget as it looks at `time`, inside `box` only.
+    func draw(on canvas: Canvas, at time: FrameTime)
+    /// A value that changes exactly when the widget's pixels change.
+    func appearance(at time: FrameTime) -> AnyHashable
+    /// Where text sits after the last layout, in pixels: each laid-out run's logical box.
+    var textBoxes: [Rect] { get }
+}
+
+/// What all widgets share: the id, the style, the box, the panel behind the content and the padding.
+open class WidgetBase {
+    public let id: String
+    public let style: Style
+    public private(set) var box: Rect = .zero
+    /// `box` less the padding: where content goes.
+    public private(set) var content: Rect = .zero
+    /// Scale of the picture against a 720-pixel short side: padding, radii and speeds scale with it.
+    public private(set) var scale: Double = 1
+    public var textBoxes: [Rect] = []
+    /// Bumped by every update that changes the look without a new layout.
+    public var version = 0
+
+    public init(id: String, style: Style) {
+        self.id = id
+        self.style = style
+    }
+
+    /// Sets box, scale and content; subclasses call it first in their `layout`.
+    public func place(box: Rect, frame: PixelSize) {
+        self.box = box
+        scale = Double(frame.shortSide) / 720
+        let pad = min(style.padding * scale, min(box.width, box.height) / 4)
+        content = box.inset(pad)
+        textBoxes = []
+    }
+
+    /// The panel (background colour, rounded corners, border) behind the content.
+    public func drawPanel(on canvas: Canvas) {
+        let radius = style.cornerRadius * scale
+        if let bg = style.background, bg.alpha > 0 {
+            canvas.fillRounded(box, radius: radius, bg)
+        }
+        if let border = style.border, border.alpha > 0 {
+            canvas.strokeRounded(box, radius: radius, width: max(1, 2 * scale), border)
+        }
+    }
+
+    /// Records where a layout will be drawn, so tests can check it stays in the box.
+    public func record(_ layout: TextLayout, x: Double, y: Double) {
+        let r = layout.logicalRect
+        textBoxes.append(Rect(x: x + r.x, y: y + r.y, width: r.width, height: r.height))
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Compositor
+import Foundation
+
+/// Prints a warning the way every subcommand does.
+func printWarning(_ message: String) {
+    let text = message.hasPrefix("warning:") || message.contains(": warning:") ? message : "warning: \(message)"
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// An error shown to the user as it is, without a stack trace.
+struct UserError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Loads the scene argument, or the demo scene when there is none.
+func loadScene(_ path: String?) throws -> Scene {
+    guard let path else { return DemoScene.load(warn: printWarning) }
+    do { return try SceneLoader.load(path: path, warn: printWarning) } catch { throw UserError(error.description) }
+}
+
+/// Parses --size with the rule in the message (ArgumentParser's own message would only say "invalid").
+func parseSizeOption(_ text: String?) throws -> PixelSize? {
+    guard let text else { return nil }
+    do { return try RenderSize.parse(text) } catch { throw ValidationError(error.description) }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct PipCompose: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pipcompose",
+        abstract: "A real-time frame compositor: live widgets drawn with Cairo/Pango into video.",
+        subcommands: [SnapshotCommand.self]
+    )
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Compositor
+import Foundation
+
+struct SnapshotCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot",
+        abstract: "Render one frame of a scene to a PNG (no encoder)."
+    )
+
+    @Argument(help: "Scene file (YAML or JSON). Without one, the built-in demo scene.")
+    var scene: String?
+
+    @Option(help: "Render size WIDTHxHEIGHT, even numbers up to 7680x4320 (default: the scene's size).")
+    var size: String?
+
+    @Option(help: "Scene time in seconds: where animations (ticker, progress) are.")
+    var at: Double = 0
+
+    @Option(help: "Wall-clock time shown by clocks, as Unix seconds or ISO 8601 (default: now).")
+    var wall: String?
+
+    @Option(name: .shortAndLong, help: "Output PNG path.")
+    var output: String
+
+    func validate() throws {
+        _ = try parseSizeOption(size)
+        guard at.isFinite, at >= 0 else { throw ValidationError("--at must be 0 or more seconds, got \(at)") }
+        guard output.lowercased().hasSuffix(".png") else {
+            throw ValidationError("--output must name a .png file, got '\(output)'")
+        }
+        let dir = URL(fileURLWithPath: output).deletingLastPathComponent().path
+        guard FileManager.default.isWritableFile(atPath: dir) else {
+            throw ValidationError("cannot write '\(output)': directory '\(dir)' does not exist or is not writable")
+        }
+        if let wall { _ = try parseWall(wall) }
+    }
+
+    func parseWall(_ text: String) throws -> Date {
+        if let s = Double(text) { return Date(timeIntervalSince1970: s) }
+        let f = ISO8601DateFormatter()
+        if let d = f.date(from: text) { return d }
+        throw ValidationError("--wall must be Unix seconds or ISO 8601 like 2026-01-02T03:04:05Z, got '\(text)'")
+    }
+
+    func run() throws {
+        let scene = try loadScene(self.scene)
+        let snapshot = Snapshot(scene: scene, size: try parseSizeOption(size), at: at,
+                                wall: try wall.map(parseWall) ?? Date())
+        do { try snapshot.write(to: output, warn: printWarning) } catch { throw UserError("\(error)") }
+        print("wrote \(output) (\(snapshot.size), t=\(at)s)")
+    }
+}
