@@ -65,6 +65,8 @@ public final class TextLayout {
     public var height: Double { logicalRect.height }
     public var lineCount: Int { Int(pango_layout_get_line_count(pointer)) }
     public var isEllipsized: Bool { pango_layout_is_ellipsized(pointer) != 0 }
+    /// Characters no installed font could draw (shown as boxes): 0 when fallback found a glyph for each.
+    public var unknownGlyphs: Int { Int(pango_layout_get_unknown_glyphs_count(pointer)) }
 
     private func extents() -> (ink: Rect, logical: Rect) {
         var ink = PangoRectangle(), logical = PangoRectangle()

@@ -20,7 +20,7 @@ public final class ClockWidget: WidgetBase, Widget {
     private var engine: TextEngine?
     private var timeBox = Rect.zero
     private var dateBox: Rect?
-    private var timeSize = 10.0
+    private(set) var timeSize = 10.0
     private var dateSize = 10.0
     private var cache: [String: TextLayout] = [:]
 

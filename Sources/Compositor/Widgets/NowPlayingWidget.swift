@@ -81,40 +81,53 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         let c = content
         let gap = max(2, 12 * scale)
         let portrait = c.height > c.width * 1.2
-        let hasArt = config.artwork != nil
-        var text = c
-        artBox = nil
-        if hasArt {
-            if portrait {
-                let side = min(c.width, c.height * 0.5)
-                // Artwork only when the text still has room for a title and a progress row underneath.
-                if side >= 32 && c.height - side - gap >= 2 * 14 {
-                    artBox = Rect(x: c.x + (c.width - side) / 2, y: c.y, width: side, height: side)
-                    text = Rect(x: c.x, y: c.y + side + gap, width: c.width, height: c.height - side - gap)
-                }
-            } else {
-                let side = c.height
-                if side >= 32 && c.width - side - gap >= side * 1.5 {
-                    artBox = Rect(x: c.x, y: c.y, width: side, height: side)
-                    text = Rect(x: c.x + side + gap, y: c.y, width: c.width - side - gap, height: c.height)
-                }
-            }
-        }
         // Lines by priority; weights are relative line heights.
-        var lines: [(Line, Double)] = [(.title, 1.5)]
-        if !config.artist.isEmpty { lines.append((.artist, 1.0)) }
-        if !config.album.isEmpty { lines.append((.album, 1.0)) }
-        if config.duration > 0 { lines.append((.progress, 0.9)) }
+        var all: [(Line, Double)] = [(.title, 1.5)]
+        if !config.artist.isEmpty { all.append((.artist, 1.0)) }
+        if !config.album.isEmpty { all.append((.album, 1.0)) }
+        if config.duration > 0 { all.append((.progress, 0.9)) }
         let unitGap = 0.25
-        func unit(_ ls: [(Line, Double)]) -> Double {
+        func unit(_ ls: [(Line, Double)], in text: Rect) -> Double {
             let weights = ls.reduce(0) { $0 + $1.1 }
             return text.height / (weights + unitGap * Double(ls.count - 1))
         }
         // Drop album, then artist, then progress, while lines would be too small to read.
-        for drop in [Line.album, .artist, .progress] where unit(lines) * 0.8 < Self.minimumText && lines.count > 1 {
-            lines.removeAll { $0.0 == drop }
+        func fitLines(in text: Rect) -> [(Line, Double)] {
+            var lines = all
+            for drop in [Line.album, .artist, .progress]
+            where unit(lines, in: text) * 0.8 < Self.minimumText && lines.count > 1 {
+                lines.removeAll { $0.0 == drop }
+            }
+            return lines
         }
-        var u = unit(lines)
+        var text = c
+        var lines = fitLines(in: c)
+        artBox = nil
+        if config.artwork != nil {
+            var art: Rect?
+            var beside = c
+            if portrait {
+                let side = min(c.width, c.height * 0.5)
+                if side >= 32 && c.height - side - gap >= 2 * 14 {
+                    art = Rect(x: c.x + (c.width - side) / 2, y: c.y, width: side, height: side)
+                    beside = Rect(x: c.x, y: c.y + side + gap, width: c.width, height: c.height - side - gap)
+                }
+            } else {
+                let side = c.height
+                if side >= 32 && c.width - side - gap >= side * 1.5 {
+                    art = Rect(x: c.x, y: c.y, width: side, height: side)
+                    beside = Rect(x: c.x + side + gap, y: c.y, width: c.width - side - gap, height: c.height)
+                }
+            }
+            // Artwork goes before any line does.
+            let withArt = fitLines(in: beside)
+            if let art, withArt.count == all.count {
+                artBox = art
+                text = beside
+                lines = withArt
+            }
+        }
+        var u = unit(lines, in: text)
         if let cap = style.fontSize.map({ $0 * scale / 0.8 }) { u = min(u, cap) }
         let used = lines.reduce(0) { $0 + $1.1 * u } + unitGap * u * Double(lines.count - 1)
         var y = text.y + max(0, (text.height - used) / 2)
@@ -143,7 +156,7 @@ public final class NowPlayingWidget: WidgetBase, Widget {
             layouts[line] = l
             record(l, x: rect.x, y: rect.y + (rect.height - l.height) / 2)
         }
-        if let r = lineBoxes.first(where: { $0.0 == .progress })?.1 {
+        if let r = lineBoxes.first(where: { $0.0 == .progress })?.1, timeSize >= 7 {
             let sample = timeLayout("-88:88", engine: engine)
             let y = r.y + (r.height - sample.height) / 2
             let rowWidth = min(r.width, max(r.width, 0))
@@ -193,6 +206,11 @@ public final class NowPlayingWidget: WidgetBase, Widget {
             canvas.fill(Rect(x: r.x, y: gy, width: g * 0.3, height: g), style.color)
             canvas.fill(Rect(x: r.x + g * 0.55, y: gy, width: g * 0.3, height: g), style.color)
         }
+        // Below 7 px the times are unreadable: the bar takes the whole row.
+        guard timeSize >= 7 else {
+            drawBar(on: canvas, from: r.x + r.height + gap, to: r.maxX, in: r, position: pos)
+            return
+        }
         let elapsed = timeLayout(Self.clock(pos), engine: engine)
         let remaining = timeLayout("-" + Self.clock(max(0, config.duration - pos)), engine: engine)
         let ty = r.y + (r.height - elapsed.height) / 2
@@ -200,8 +218,11 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         elapsed.draw(on: canvas, x: ex, y: ty, color: style.secondaryColor)
         remaining.draw(on: canvas, x: r.maxX - remaining.width, y: ty, color: style.secondaryColor)
         let sampleWidth = timeLayout("-88:88", engine: engine).width
-        let barX = ex + sampleWidth + gap
-        let barW = r.maxX - sampleWidth - gap - barX
+        drawBar(on: canvas, from: ex + sampleWidth + gap, to: r.maxX - sampleWidth - gap, in: r, position: pos)
+    }
+
+    private func drawBar(on canvas: Canvas, from barX: Double, to barEnd: Double, in r: Rect, position pos: Double) {
+        let barW = barEnd - barX
         guard barW > 4 else { return }
         let barH = max(2, r.height * 0.22)
         let bar = Rect(x: barX, y: r.y + (r.height - barH) / 2, width: barW, height: barH)

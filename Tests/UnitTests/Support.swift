@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import Compositor
+
+/// A fixed instant: 2026-03-04 05:06:07 UTC.
+let fixedWall = Date(timeIntervalSince1970: 1_772_600_767)
+
+func time(_ media: Double, wall: Date = fixedWall, frame: Int64 = 0) -> FrameTime {
+    FrameTime(frame: frame, media: media, wall: wall)
+}
+
+/// Draws one widget alone on a black picture.
+func drawAlone(_ widget: any Widget, size: PixelSize, box: Rect, at t: FrameTime,
+               engine: TextEngine = TextEngine()) throws -> ImageSurface {
+    let surface = try ImageSurface(width: size.width, height: size.height)
+    let canvas = Canvas(surface: surface)
+    canvas.paint(size.rect, .black)
+    widget.layout(box: box, frame: size, engine: engine)
+    widget.draw(on: canvas, at: t)
+    surface.flush()
+    return surface
+}
+
+/// Bytes of a rectangle of a surface, row by row.
+func pixels(_ s: ImageSurface, _ r: Rect) -> [UInt8] {
+    let x0 = Int(r.x), y0 = Int(r.y), w = Int(r.width), h = Int(r.height)
+    return s.withBytes { buf in
+        var out: [UInt8] = []
+        out.reserveCapacity(w * h * 4)
+        for y in y0..<(y0 + h) {
+            let start = y * s.stride + x0 * 4
+            out.append(contentsOf: buf[start..<(start + w * 4)])
+        }
+        return out
+    }
+}
+
+/// How many pixels in `r` are not black.
+func litPixels(_ s: ImageSurface, _ r: Rect) -> Int {
+    let p = pixels(s, r)
+    var n = 0
+    for i in stride(from: 0, to: p.count, by: 4) where p[i] > 16 || p[i + 1] > 16 || p[i + 2] > 16 { n += 1 }
+    return n
+}
+
+func scene(_ yaml: String, file: String = "test.yaml", warn: (String) -> Void = { _ in }) throws -> Scene {
+    try SceneLoader.parse(yaml, file: file, warn: warn)
+}
+
+/// A temporary directory removed when the test ends.
+final class TempDir {
+    let path: String
+    init() throws {
+        path = NSTemporaryDirectory() + "pipcompose-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ name: String) -> String { path + "/" + name }
+    func write(_ name: String, _ text: String) throws -> String {
+        let p = file(name)
+        try text.write(toFile: p, atomically: true, encoding: .utf8)
+        return p
+    }
+}
