@@ -54,5 +54,14 @@ let package = Package(
             name: "UnitTests",
             dependencies: ["Compositor"]
         ),
+        .testTarget(
+            name: "PipelineTests",
+            dependencies: ["Compositor"]
+        ),
+        // Runs the built `pipcompose` binary as a user would.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["pipcompose"]
+        ),
     ]
 )

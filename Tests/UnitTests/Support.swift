@@ -62,3 +62,20 @@ final class TempDir {
         return p
     }
 }
+
+/// Where two surfaces differ: the count of differing pixels and their bounding box (nil when identical).
+/// Tests compare with this, never with `==` on pixel arrays, so a failure prints a line, not megabytes.
+func difference(_ a: ImageSurface, _ b: ImageSurface, in r: Rect) -> (count: Int, bounds: Rect?) {
+    let pa = pixels(a, r), pb = pixels(b, r)
+    let w = Int(r.width)
+    var n = 0
+    var x0 = Int.max, y0 = Int.max, x1 = -1, y1 = -1
+    for i in stride(from: 0, to: min(pa.count, pb.count), by: 4)
+    where pa[i] != pb[i] || pa[i + 1] != pb[i + 1] || pa[i + 2] != pb[i + 2] {
+        n += 1
+        let x = (i / 4) % w, y = (i / 4) / w
+        x0 = min(x0, x); y0 = min(y0, y); x1 = max(x1, x); y1 = max(y1, y)
+    }
+    guard n > 0 else { return (0, nil) }
+    return (n, Rect(x: r.x + Double(x0), y: r.y + Double(y0), width: Double(x1 - x0 + 1), height: Double(y1 - y0 + 1)))
+}

@@ -88,12 +88,12 @@ import Testing
         let before = try drawAlone(w, size: size, box: box, at: time(3), engine: engine)
         w.replaceItems(["Completely different text", "новый текст"], at: 3)
         let after = try drawAlone(w, size: size, box: box, at: time(3), engine: engine)
-        #expect(pixels(before, box) == pixels(after, box))
+        #expect(difference(before, after, in: box).count == 0)
         // Later the new text has scrolled in: the band looks different from the old loop at that time.
         let old = ticker()
         let oldLater = try drawAlone(old, size: size, box: box, at: time(40), engine: engine)
         let newLater = try drawAlone(w, size: size, box: box, at: time(40), engine: engine)
-        #expect(pixels(oldLater, box) != pixels(newLater, box))
+        #expect(difference(oldLater, newLater, in: box).count > 0)
     }
 
     @Test func standsStillWhenSceneTimeStandsStill() {

@@ -193,6 +193,24 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         }
     }
 
+    /// The progress bar's track for the current layout: after the glyph and elapsed time, before the remaining
+    /// time; the whole row after the glyph when the times are too small to show.
+    private var barTrack: Rect? {
+        guard let r = lineBoxes.first(where: { $0.0 == .progress })?.1, let engine else { return nil }
+        let gap = max(2, 12 * scale) / 2
+        let sampleWidth = timeSize >= 7 ? timeLayout("-88:88", engine: engine).width + gap : 0
+        let x0 = r.x + r.height + gap + sampleWidth
+        let x1 = r.maxX - sampleWidth
+        guard x1 - x0 > 4 else { return nil }
+        let barH = max(2, r.height * 0.22)
+        return Rect(x: x0, y: r.y + (r.height - barH) / 2, width: x1 - x0, height: barH)
+    }
+
+    /// Filled width of the bar in whole pixels: drawn and compared exactly the same way.
+    private func filledPixels(_ track: Rect, position pos: Double) -> Double {
+        (track.width * (config.duration > 0 ? min(1, pos / config.duration) : 0)).rounded()
+    }
+
     private func drawProgress(on canvas: Canvas, in r: Rect, at time: FrameTime) {
         guard let engine else { return }
         let pos = position(at: time.media)
@@ -207,34 +225,25 @@ public final class NowPlayingWidget: WidgetBase, Widget {
             canvas.fill(Rect(x: r.x + g * 0.55, y: gy, width: g * 0.3, height: g), style.color)
         }
         // Below 7 px the times are unreadable: the bar takes the whole row.
-        guard timeSize >= 7 else {
-            drawBar(on: canvas, from: r.x + r.height + gap, to: r.maxX, in: r, position: pos)
-            return
+        if timeSize >= 7 {
+            let elapsed = timeLayout(Self.clock(pos), engine: engine)
+            let remaining = timeLayout("-" + Self.clock(max(0, config.duration - pos)), engine: engine)
+            let ty = r.y + (r.height - elapsed.height) / 2
+            elapsed.draw(on: canvas, x: r.x + r.height + gap, y: ty, color: style.secondaryColor)
+            remaining.draw(on: canvas, x: r.maxX - remaining.width, y: ty, color: style.secondaryColor)
         }
-        let elapsed = timeLayout(Self.clock(pos), engine: engine)
-        let remaining = timeLayout("-" + Self.clock(max(0, config.duration - pos)), engine: engine)
-        let ty = r.y + (r.height - elapsed.height) / 2
-        let ex = r.x + r.height + gap
-        elapsed.draw(on: canvas, x: ex, y: ty, color: style.secondaryColor)
-        remaining.draw(on: canvas, x: r.maxX - remaining.width, y: ty, color: style.secondaryColor)
-        let sampleWidth = timeLayout("-88:88", engine: engine).width
-        drawBar(on: canvas, from: ex + sampleWidth + gap, to: r.maxX - sampleWidth - gap, in: r, position: pos)
-    }
-
-    private func drawBar(on canvas: Canvas, from barX: Double, to barEnd: Double, in r: Rect, position pos: Double) {
-        let barW = barEnd - barX
-        guard barW > 4 else { return }
-        let barH = max(2, r.height * 0.22)
-        let bar = Rect(x: barX, y: r.y + (r.height - barH) / 2, width: barW, height: barH)
-        canvas.fillRounded(bar, radius: barH / 2, style.secondaryColor.withAlpha(0.35))
-        let fraction = config.duration > 0 ? pos / config.duration : 0
-        canvas.fillRounded(Rect(x: bar.x, y: bar.y, width: bar.width * fraction, height: barH), radius: barH / 2,
-                           style.accent)
+        guard let bar = barTrack else { return }
+        canvas.fillRounded(bar, radius: bar.height / 2, style.secondaryColor.withAlpha(0.35))
+        let filled = filledPixels(bar, position: pos)
+        if filled > 0 {
+            canvas.fillRounded(Rect(x: bar.x, y: bar.y, width: filled, height: bar.height), radius: bar.height / 2,
+                               style.accent)
+        }
     }
 
     public func appearance(at time: FrameTime) -> AnyHashable {
         let pos = position(at: time.media)
-        let barPixels = config.duration > 0 ? (pos / config.duration * box.width).rounded() : 0
+        let barPixels = barTrack.map { filledPixels($0, position: pos) } ?? 0
         return AnyHashable([Int(pos.rounded(.down)), Int(barPixels), config.playing ? 1 : 0, version])
     }
 }

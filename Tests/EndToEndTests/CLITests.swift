@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+/// The binary next to this test bundle.
+let binary: String = {
+    let dir = Bundle.main.bundleURL.path.hasSuffix(".xctest")
+        ? Bundle.main.bundleURL.deletingLastPathComponent() : Bundle.main.bundleURL
+    return dir.appendingPathComponent("pipcompose").path
+}()
+
+let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("examples").path
+
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+func pipcompose(_ args: [String]) throws -> Run {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: binary)
+    p.arguments = args
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = FileHandle.nullDevice
+    try p.run()
+    final class Box: @unchecked Sendable { var data = Data() }
+    let box = Box()
+    let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async {
+        box.data = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    p.waitUntilExit()
+    return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+               stderr: String(decoding: box.data, as: UTF8.self))
+}
+
+final class TempDir {
+    let path: String
+    init() throws {
+        path = NSTemporaryDirectory() + "pipcompose-e2e-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// Width and height of a PNG, read from its IHDR chunk.
+func pngSize(_ path: String) -> (Int, Int)? {
+    guard let d = FileManager.default.contents(atPath: path), d.count > 24,
+          d.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return nil }
+    func be(_ o: Int) -> Int { d[o..<(o + 4)].reduce(0) { $0 << 8 | Int($1) } }
+    return (be(16), be(20))
+}
+
+@Suite struct SnapshotCLITests {
+    @Test(arguments: [("1280x720", 1280, 720), ("480x854", 480, 854), ("160x90", 160, 90)])
+    func snapshotWritesAPNGOfTheAskedSize(size: String, w: Int, h: Int) throws {
+        let dir = try TempDir()
+        let out = dir.file("demo.png")
+        let r = try pipcompose(["snapshot", "--size", size, "--at", "2.5", "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.isEmpty, "\(r.stderr)")
+        #expect(pngSize(out).map { $0 == (w, h) } == true)
+        // ffprobe agrees it is a PNG of that size.
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", out]
+        let pipe = Pipe()
+        probe.standardOutput = pipe
+        try probe.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        probe.waitUntilExit()
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "png,\(w),\(h)")
+    }
+
+    @Test func sceneFilesRenderAtTheirOwnSize() throws {
+        let dir = try TempDir()
+        let out = dir.file("slides.png")
+        let r = try pipcompose(["snapshot", examples + "/finite-slideshow.json", "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(pngSize(out).map { $0 == (1920, 1080) } == true)
+    }
+
+    @Test(arguments: [
+        (["--size", "0x720"], "positive"),
+        (["--size", "1281x720"], "even"),
+        (["--size", "big"], "WIDTHxHEIGHT"),
+        (["--size", "8000x8000"], "largest"),
+        (["--at", "-1"], "--at"),
+    ])
+    func badOptionsAreRefusedWithTheRule(extra: [String], words: String) throws {
+        let dir = try TempDir()
+        let r = try pipcompose(["snapshot", "-o", dir.file("x.png")] + extra)
+        #expect(r.status != 0)
+        #expect(r.stderr.contains(words), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("x.png")))
+    }
+
+    @Test func aBadSceneNamesFileLineAndColumnWithoutAStackTrace() throws {
+        let dir = try TempDir()
+        let scene = dir.file("bad.yaml")
+        try "fps: 30\nwidgets:\n  - type: ticker\n    speed: fast\n".write(toFile: scene, atomically: true, encoding: .utf8)
+        let r = try pipcompose(["snapshot", scene, "-o", dir.file("x.png")])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("\(scene):4:12: widgets[0].speed: expected a number"), "\(r.stderr)")
+        #expect(!r.stderr.contains("Fatal") && !r.stderr.contains("Stack"))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("x.png")))
+    }
+
+    @Test func aMissingImageWarnsAndStillRenders() throws {
+        let dir = try TempDir()
+        let scene = dir.file("img.yaml")
+        try "widgets:\n  - {type: image, source: nothere.png, place: fill}\n".write(toFile: scene, atomically: true, encoding: .utf8)
+        let r = try pipcompose(["snapshot", scene, "--size", "320x180", "-o", dir.file("x.png")])
+        #expect(r.status == 0)
+        #expect(r.stderr.contains("warning:") && r.stderr.contains("nothere.png") && r.stderr.contains("placeholder"))
+        #expect(pngSize(dir.file("x.png")).map { $0 == (320, 180) } == true)
+    }
+
+    @Test func anUnwritableOutputIsRefusedBeforeRendering() throws {
+        let r = try pipcompose(["snapshot", "-o", "/nonexistent-dir/x.png"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("/nonexistent-dir"))
+    }
+}

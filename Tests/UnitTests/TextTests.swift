@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import Compositor
+
+@Suite struct TextTests {
+    let engine = TextEngine()
+
+    @Test(arguments: [
+        ("Japanese", "今日の予定: 打ち合わせ"), ("Chinese", "天气晴朗，气温二十二度"),
+        ("Arabic", "مرحبا بالعالم"), ("Emoji", "🎬 🎧 ☀️ 👍🏽"), ("Mixed", "Now 再生中 — أغنية 🎵"),
+    ])
+    func everyScriptFindsAFont(name: String, text: String) throws {
+        let layout = TextLayout(engine: engine, text: text, font: FontStyle(), pixelSize: 40)
+        #expect(layout.unknownGlyphs == 0, "\(name) has characters no font could draw")
+        #expect(layout.width > 40)
+        // Ink really lands on the surface.
+        let s = try ImageSurface(width: 800, height: 80)
+        let c = Canvas(surface: s)
+        c.paint(Rect(x: 0, y: 0, width: 800, height: 80), .black)
+        layout.draw(on: c, x: 10, y: 10, color: .white)
+        #expect(litPixels(s, Rect(x: 0, y: 0, width: 800, height: 80)) > 200)
+    }
+
+    @Test func emojiAreDrawnInColour() throws {
+        let layout = TextLayout(engine: engine, text: "🍎", font: FontStyle(), pixelSize: 60)
+        let s = try ImageSurface(width: 100, height: 100)
+        let c = Canvas(surface: s)
+        c.paint(Rect(x: 0, y: 0, width: 100, height: 100), .black)
+        layout.draw(on: c, x: 10, y: 10, color: .white)
+        var coloured = 0
+        for y in 0..<100 {
+            for x in 0..<100 {
+                let p = s.pixel(x: x, y: y)
+                if Int(p.r) - Int(p.g) > 60 { coloured += 1 }
+            }
+        }
+        #expect(coloured > 100, "the apple should be red, not a white outline")
+    }
+
+    @Test func arabicRunsRightToLeft() {
+        let layout = TextLayout(engine: engine, text: "مرحبا", font: FontStyle(), pixelSize: 40, width: 400)
+        // Auto direction: an Arabic paragraph is right-aligned in its width.
+        #expect(layout.inkRect.x > 200)
+    }
+
+    @Test func textWrapsAndEllipsizesInItsBox() throws {
+        var c = TextWidget.Config()
+        c.text = String(repeating: "A long sentence that has to wrap. ", count: 50)
+        var style = Style()
+        style.fontSize = 30
+        let w = TextWidget(id: "t", style: style, config: c)
+        let box = Rect(x: 10, y: 10, width: 400, height: 160)
+        _ = try drawAlone(w, size: PixelSize(width: 1280, height: 720), box: box, at: time(0), engine: engine)
+        #expect(w.lineCount >= 2)
+        #expect(w.isEllipsized)
+        #expect(w.textBoxes.allSatisfy { box.contains($0) })
+    }
+
+    @Test func emptyHugeAndControlTextAreHandled() throws {
+        for text in ["", String(repeating: "x", count: 100_000), "nul\u{0}and\u{7}bell\ttab", "\n\n\n"] {
+            var c = TextWidget.Config()
+            c.text = text
+            let w = TextWidget(id: "t", style: Style(), config: c)
+            let box = Rect(x: 0, y: 0, width: 300, height: 120)
+            _ = try drawAlone(w, size: PixelSize(width: 640, height: 360), box: box, at: time(0), engine: engine)
+            #expect(w.textBoxes.allSatisfy { box.contains($0) })
+        }
+        let huge = TextLayout(engine: engine, text: String(repeating: "長", count: 100_000), font: FontStyle(),
+                              pixelSize: 20)
+        #expect(huge.text.count <= TextLayout.maximumCharacters + 1)
+    }
+}
