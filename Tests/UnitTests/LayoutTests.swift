@@ -74,12 +74,17 @@ let layoutSizes: [PixelSize] = [
         return w
     }
 
-    @Test func nowPlayingDropsArtworkThenAlbumAsItShrinks() {
+    @Test func nowPlayingDropsArtworkThenAlbumAsItShrinks() throws {
         let big = card(PixelSize(width: 1280, height: 720), Rect(x: 0, y: 0, width: 900, height: 300))
         #expect(big.artBox != nil)
         #expect(big.shownLines == ["Title", "Artist", "Album", "progress"])
-        // Narrow: no artwork, all lines.
-        let narrow = card(PixelSize(width: 1280, height: 720), Rect(x: 0, y: 0, width: 300, height: 200))
+        // Square-ish: artwork on top of the text, all lines.
+        let square = card(PixelSize(width: 1280, height: 720), Rect(x: 0, y: 0, width: 300, height: 200))
+        let art = try #require(square.artBox)
+        #expect(square.textBoxes.allSatisfy { $0.minY >= art.maxY })
+        #expect(square.shownLines == ["Title", "Artist", "Album", "progress"])
+        // Small: the artwork would squeeze the lines, so it goes first; all lines stay.
+        let narrow = card(PixelSize(width: 1280, height: 720), Rect(x: 0, y: 0, width: 150, height: 120))
         #expect(narrow.artBox == nil)
         #expect(narrow.shownLines.contains("Album"))
         // Low: album goes before artist.

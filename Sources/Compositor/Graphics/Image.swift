@@ -146,15 +146,32 @@ public final class Picture {
         case .raster(let surface):
             canvas.draw(surface, in: dest, clip: box)
         case .svg(let handle):
-            canvas.withState {
-                canvas.clip(to: box)
-                var viewport = RsvgRectangle(x: dest.x, y: dest.y, width: dest.width, height: dest.height)
-                var error: UnsafeMutablePointer<GError>?
-                if rsvg_handle_render_document(handle, canvas.pointer, &viewport, &error) == 0 {
-                    _ = Picture.takeMessage(error)
-                    canvas.placeholder(box, Color(red: 0.6, green: 0.6, blue: 0.6))
-                }
+            // librsvg is slow: rasterize once per drawn size, then paint the pixels like any image.
+            let w = Int(dest.width.rounded(.up)), h = Int(dest.height.rounded(.up))
+            guard w > 0, h > 0 else { return }
+            if svgCache?.width != w || svgCache?.height != h {
+                svgCache = rasterize(handle, width: w, height: h)
+            }
+            if let cached = svgCache {
+                canvas.draw(cached, in: Rect(x: dest.x, y: dest.y, width: Double(w), height: Double(h)), clip: box)
+            } else {
+                canvas.placeholder(box, Color(red: 0.6, green: 0.6, blue: 0.6))
             }
         }
+    }
+
+    private var svgCache: ImageSurface?
+
+    private func rasterize(_ handle: UnsafeMutablePointer<RsvgHandle>, width: Int, height: Int) -> ImageSurface? {
+        guard let surface = try? ImageSurface(width: width, height: height, format: .argb32) else { return nil }
+        let canvas = Canvas(surface: surface)
+        var viewport = RsvgRectangle(x: 0, y: 0, width: Double(width), height: Double(height))
+        var error: UnsafeMutablePointer<GError>?
+        guard rsvg_handle_render_document(handle, canvas.pointer, &viewport, &error) != 0 else {
+            _ = Picture.takeMessage(error)
+            return nil
+        }
+        surface.flush()
+        return surface
     }
 }

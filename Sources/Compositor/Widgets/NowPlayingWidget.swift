@@ -106,17 +106,15 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         if config.artwork != nil {
             var art: Rect?
             var beside = c
-            if portrait {
+            // Beside the text when the box is wide enough, else on top of it (portrait and square boxes).
+            if c.height >= 32 && c.width - c.height - gap >= c.height * 1.5 {
+                art = Rect(x: c.x, y: c.y, width: c.height, height: c.height)
+                beside = Rect(x: c.x + c.height + gap, y: c.y, width: c.width - c.height - gap, height: c.height)
+            } else {
                 let side = min(c.width, c.height * 0.5)
                 if side >= 32 && c.height - side - gap >= 2 * 14 {
                     art = Rect(x: c.x + (c.width - side) / 2, y: c.y, width: side, height: side)
                     beside = Rect(x: c.x, y: c.y + side + gap, width: c.width, height: c.height - side - gap)
-                }
-            } else {
-                let side = c.height
-                if side >= 32 && c.width - side - gap >= side * 1.5 {
-                    art = Rect(x: c.x, y: c.y, width: side, height: side)
-                    beside = Rect(x: c.x + side + gap, y: c.y, width: c.width - side - gap, height: c.height)
                 }
             }
             // Artwork goes before any line does.
@@ -132,7 +130,8 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         let used = lines.reduce(0) { $0 + $1.1 * u } + unitGap * u * Double(lines.count - 1)
         var y = text.y + max(0, (text.height - used) / 2)
         shownLines = []
-        let align: TextLayout.Alignment = portrait ? .center : .leading
+        let stacked = artBox.map { $0.maxY < text.minY } ?? portrait
+        let align: TextLayout.Alignment = stacked ? .center : .leading
         for (line, weight) in lines {
             let h = weight * u
             let rect = Rect(x: text.x, y: y, width: text.width, height: h)
