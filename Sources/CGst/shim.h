@@ -4,6 +4,7 @@
 // Swift cannot import the C API as it is: function-like macros, variadic functions and casts.
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 #include <gst/rtsp-server/rtsp-server.h>
 
@@ -35,5 +36,45 @@ static inline GstElement *cgst_element(gpointer object) { return GST_ELEMENT(obj
 
 // GST_CLOCK_TIME_NONE is a macro of an expression Swift does not import.
 static inline GstClockTime cgst_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
+
+// GST_APP_SINK is a cast macro.
+static inline GstAppSink *cgst_app_sink(GstElement *element) { return GST_APP_SINK(element); }
+
+// GST_BUFFER_PTS is a macro over a struct field.
+static inline GstClockTime cgst_buffer_pts(GstBuffer *buffer) { return GST_BUFFER_PTS(buffer); }
+
+// GST_BUFFER_DTS is a macro; clearing both lets a downstream appsrc stamp its own running time.
+static inline void cgst_buffer_clear_timestamps(GstBuffer *buffer) {
+    GST_BUFFER_PTS(buffer) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_DTS(buffer) = GST_CLOCK_TIME_NONE;
+}
+
+// GST_BUFFER_FLAG_IS_SET is a macro.
+static inline gboolean cgst_buffer_is_delta(GstBuffer *buffer) {
+    return GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT);
+}
+
+// gst_buffer_make_writable and gst_buffer_ref/unref-as-macros: make_writable is a macro.
+static inline GstBuffer *cgst_buffer_make_writable(GstBuffer *buffer) { return gst_buffer_make_writable(buffer); }
+
+// GST_VIDEO_FRAME_PLANE_DATA / STRIDE are macros over GstVideoFrame fields.
+static inline void *cgst_video_frame_data(GstVideoFrame *frame) { return GST_VIDEO_FRAME_PLANE_DATA(frame, 0); }
+static inline gint cgst_video_frame_stride(GstVideoFrame *frame) { return GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0); }
+
+// GST_OBJECT_NAME is a macro; the name is borrowed.
+static inline const gchar *cgst_object_name(GstObject *object) { return GST_OBJECT_NAME(object); }
+
+// G_OBJECT / GST_OBJECT casts for passing elements to GObject APIs.
+static inline GObject *cgst_gobject(gpointer object) { return G_OBJECT(object); }
+static inline GstObject *cgst_object(gpointer object) { return GST_OBJECT(object); }
+
+// GST_SECOND is a macro of an expression.
+static inline GstClockTime cgst_second(void) { return GST_SECOND; }
+
+// GST_BUFFER_PTS / DTS are macros over struct fields.
+static inline void cgst_buffer_set_pts_dts(GstBuffer *buffer, GstClockTime pts, GstClockTime dts) {
+    GST_BUFFER_PTS(buffer) = pts;
+    GST_BUFFER_DTS(buffer) = dts;
+}
 
 #endif

@@ -8,6 +8,11 @@ func printWarning(_ message: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
+/// Prints a line of the running log to standard error as it is.
+func printLog(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
 /// An error shown to the user as it is, without a stack trace.
 struct UserError: Error, CustomStringConvertible {
     let description: String

@@ -11,8 +11,13 @@ public final class Renderer {
     public private(set) var layout: DockLayout.Result
     private let engine = TextEngine()
     private var backgroundPicture: Picture?
-    private var drawn: [String: AnyHashable] = [:]
-    private var needsFull = true
+    /// What each target (a canvas, or a pooled buffer's memory) shows: widget id → appearance drawn there.
+    /// A target with no entry gets a full redraw.
+    private var shown: [Int: [String: AnyHashable]] = [:]
+    /// The appearance of every widget in the last frame rendered, on any target.
+    private var lastFrame: [String: AnyHashable]?
+    /// The key of the default target, for callers that draw onto one canvas again and again.
+    public static let defaultTarget = 0
 
     /// - Parameter warn: receives problems that do not stop rendering (missing image or font).
     public init(scene: Scene, size: PixelSize? = nil, warn: @escaping (String) -> Void = { _ in }) {
@@ -45,28 +50,40 @@ public final class Renderer {
         invalidate()
     }
 
-    /// Forces the next frame to be drawn whole (after the target memory changed hands).
+    /// Forgets what every target shows: the next frame on each is drawn whole.
     public func invalidate() {
-        needsFull = true
-        drawn = [:]
+        shown = [:]
+        lastFrame = nil
     }
 
-    /// Draws the frame at `time` onto `canvas`, which must hold the previous frame unless `invalidate` was
-    /// called. Returns the regions that changed (empty when the frame is identical to the previous one).
+    /// True when the frame at `time` would look exactly like the last frame rendered, so the caller can send
+    /// that frame again instead of drawing.
+    public func isUnchanged(at time: FrameTime) -> Bool {
+        guard let lastFrame else { return false }
+        for w in widgets where layout.boxes[w.id] != nil {
+            if lastFrame[w.id] != w.appearance(at: time) { return false }
+        }
+        return true
+    }
+
+    /// Draws the frame at `time` onto `canvas`. `target` names the memory behind the canvas (a pooled
+    /// buffer): only widgets whose appearance differs from what that memory last showed are redrawn, each
+    /// over its own patch of background. Returns the regions redrawn (empty when nothing changed).
     @discardableResult
-    public func render(on canvas: Canvas, at time: FrameTime) -> [Rect] {
+    public func render(on canvas: Canvas, at time: FrameTime, target: Int = Renderer.defaultTarget) -> [Rect] {
         var damage: [Rect] = []
-        let full = needsFull
+        let previous = shown[target]
+        let full = previous == nil
         if full {
             drawBackground(on: canvas, in: size.rect)
             damage.append(size.rect)
-            needsFull = false
         }
+        var now: [String: AnyHashable] = [:]
         for w in widgets {
             guard let box = layout.boxes[w.id] else { continue }
             let look = w.appearance(at: time)
-            if !full && drawn[w.id] == look { continue }
-            drawn[w.id] = look
+            now[w.id] = look
+            if !full && previous?[w.id] == look { continue }
             canvas.withState {
                 canvas.clip(to: box.integral)
                 if !full { drawBackground(on: canvas, in: box.integral) }
@@ -74,6 +91,10 @@ public final class Renderer {
             }
             if !full { damage.append(box.integral) }
         }
+        // Pools recycle a handful of buffers; a stale key (a freed buffer) costs only a full redraw.
+        if shown[target] == nil && shown.count >= 32 { shown = [:] }
+        shown[target] = now
+        lastFrame = now
         canvas.surface.flush()
         return damage
     }

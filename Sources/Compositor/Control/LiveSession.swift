@@ -1,0 +1,247 @@
+import CGst
+import Foundation
+
+/// A running pipcompose: the renderer and frame loop, one encoder per distinct output size, the outputs.
+///
+/// Start-up checks everything that can be checked before the first frame (pipelines parse, encoders exist,
+/// files open, the RTSP port is free). At run time each output fails alone. `stop()` drains every encoder
+/// and finalizes every file before returning.
+public final class LiveSession: @unchecked Sendable {
+    public let options: LiveOptions
+    public let renderer: Renderer
+    private let log: @Sendable (String) -> Void
+    private let lock = NSLock()
+    private var encoderKind = EncoderSettings.Kind.x264
+    private var encoderTemplate: PipelineTemplate?
+    private var liveEncoder: Encoder?
+    private var fixedEncoders: [PixelSize: Encoder] = [:]
+    public private(set) var chains: [ChainOutput] = []
+    public private(set) var rtsp: RTSPOutput?
+    private var loop: FrameLoop?
+    private var splitCounters: [String: Int] = [:]
+    /// Frames the live encoder produced, kept after it is gone for the end-of-run summary.
+    private var finalEncoded: UInt64 = 0
+    private let started = Date()
+
+    public init(options: LiveOptions, log: @escaping @Sendable (String) -> Void) {
+        self.options = options
+        self.log = log
+        var scene = options.scene
+        scene.fps = options.fps
+        renderer = Renderer(scene: scene, size: options.size, warn: { log("warning: \($0)") })
+    }
+
+    /// Builds every pipeline's text and checks what can be checked without starting. Returns the text of
+    /// each pipeline by name, which is what `--dump-pipeline` prints.
+    @discardableResult
+    public func prepare() throws -> [(String, String)] {
+        Gst.initialize()
+        encoderKind = try options.encoder.resolved(warn: { log("warning: \($0)") })
+        let template = try PipelineTemplate.load("encode-\(encoderKind == .x264 ? "x264" : encoderKind.rawValue)")
+        encoderTemplate = template
+        var dump: [(String, String)] = []
+        dump.append(("encoder", try template.render(options.encoder.values(for: encoderKind, liveSize: options.size,
+                                                                                fixed: nil, fps: options.fps))))
+        var chains: [ChainOutput] = []
+        for (i, spec) in options.outputs.enumerated() {
+            switch spec {
+            case .rtsp(let endpoint):
+                guard rtsp == nil else { throw OutputSpec.Invalid(description: "only one --rtsp endpoint per process") }
+                let out = try RTSPOutput(endpoint: endpoint, template: try PipelineTemplate.load("rtsp-media"),
+                                         title: options.scene.title, onViewers: { [log] n in log("rtsp: \(n) viewer(s)") })
+                rtsp = out
+                dump.append(("rtsp \(endpoint.url)", out.mediaLaunch))
+            default:
+                let out = try makeChain(spec, index: i, path: nil)
+                dump.append((out.id, try out.prepare()))
+                chains.append(out)
+            }
+        }
+        self.chains = chains
+        return dump
+    }
+
+    private func makeChain(_ spec: OutputSpec, index: Int, path override: String?) throws -> ChainOutput {
+        let tags = PipelineTemplate.titleTags(options.scene.title)
+        switch spec {
+        case .record(let path, let format, _):
+            let location = override ?? path
+            return ChainOutput(id: "record:\(location)", spec: spec,
+                               template: try PipelineTemplate.load("record-\(format.rawValue)"),
+                               values: ["location": PipelineTemplate.quoted(location), "tags": tags],
+                               maxQueued: options.fps * 2, log: log)
+        case .push(let url, let scheme):
+            return ChainOutput(id: "push:\(url)", spec: spec, template: try PipelineTemplate.load("push-\(scheme)"),
+                               values: ["location": PipelineTemplate.quoted(url), "tags": tags],
+                               maxQueued: options.fps / 2, log: log)
+        case .custom(let path):
+            return ChainOutput(id: "pipeline:\(URL(fileURLWithPath: path).lastPathComponent)#\(index)", spec: spec,
+                               template: try PipelineTemplate.load(path: path),
+                               values: ["tags": tags, "title": PipelineTemplate.quoted(options.scene.title)],
+                               maxQueued: options.fps, log: log)
+        case .rtsp:
+            throw OutputSpec.Invalid(description: "internal: rtsp is not a chain output")
+        }
+    }
+
+    private func makeEncoder(fixed: PixelSize?, rawCaps: String) throws -> Encoder {
+        try Encoder(template: encoderTemplate!, settings: options.encoder, kind: encoderKind,
+                    liveSize: renderer.size, fixedSize: fixed, fps: options.fps, rawCaps: rawCaps,
+                    onError: { [log] e in log("encoder \(fixed.map { "\($0)" } ?? "live"): \(e)") })
+    }
+
+    /// Starts serving, recording and pushing, then the frame loop.
+    public func start() throws {
+        if encoderTemplate == nil { try prepare() }
+        // The RTSP port first: a port in use stops us before any file is created.
+        try rtsp?.start()
+        let loop = try FrameLoop(renderer: renderer, fps: options.fps, duration: options.duration,
+                                 encoders: { [weak self] in self?.allEncoders() ?? [] },
+                                 willResize: { [weak self] size, caps in self?.willResize(to: size, rawCaps: caps) },
+                                 log: log)
+        self.loop = loop
+        let live = try makeEncoder(fixed: nil, rawCaps: loop.rawCaps)
+        lock.withLock { liveEncoder = live }
+        if let rtsp {
+            rtsp.source = live
+            live.subscribe(rtsp) { [weak rtsp] b, c in rtsp?.deliver(b, c) }
+        }
+        do {
+            for out in chains {
+                if case .record(_, let format, _) = out.spec, format.fixedSize { out.fileSize = renderer.size }
+                out.source = live
+                try out.start()
+                live.subscribe(out) { [weak out] b, c in out?.deliver(b, c) }
+            }
+        } catch {
+            for out in chains { live.unsubscribe(out); out.finish(timeout: 2) }
+            live.finish(timeout: 2)
+            rtsp?.stop()
+            throw error
+        }
+        loop.start()
+    }
+
+    private func allEncoders() -> [Encoder] {
+        lock.withLock { [liveEncoder].compactMap { $0 } + Array(fixedEncoders.values) }
+    }
+
+    public func requestResize(_ size: PixelSize) { loop?.requestResize(size) }
+
+    /// On the loop thread, before the first frame of `size`: fixed-size files switch to an encoder of their
+    /// own size (fit) or end and start a new numbered file (split).
+    private func willResize(to size: PixelSize, rawCaps: String) {
+        guard let live = lock.withLock({ liveEncoder }) else { return }
+        var stillUsed = Set<PixelSize>()
+        for out in chains where out.state == .running || out.state == .starting {
+            guard case .record(let path, let format, let policy) = out.spec, format.fixedSize,
+                  let fileSize = out.fileSize else { continue }
+            switch policy {
+            case .fit:
+                let target: Encoder
+                if fileSize == size {
+                    target = live
+                } else if let e = lock.withLock({ fixedEncoders[fileSize] }) {
+                    target = e
+                    stillUsed.insert(fileSize)
+                } else {
+                    do {
+                        let e = try makeEncoder(fixed: fileSize, rawCaps: rawCaps)
+                        lock.withLock { fixedEncoders[fileSize] = e }
+                        target = e
+                        stillUsed.insert(fileSize)
+                    } catch {
+                        log("\(out.id): cannot letterbox into \(fileSize): \(error); the file ends here")
+                        live.unsubscribe(out)
+                        DispatchQueue.global().async { out.finish() }
+                        continue
+                    }
+                }
+                if out.source !== target {
+                    out.source?.unsubscribe(out)
+                    out.resync()
+                    out.source = target
+                    target.subscribe(out) { [weak out] b, c in out?.deliver(b, c) }
+                }
+            case .split:
+                out.source?.unsubscribe(out)
+                DispatchQueue.global().async { out.finish() }
+                let n = lock.withLock { () -> Int in
+                    splitCounters[path, default: 1] += 1
+                    return splitCounters[path]!
+                }
+                let url = URL(fileURLWithPath: path)
+                let next = url.deletingPathExtension().path + "-\(n)." + url.pathExtension
+                do {
+                    let fresh = try makeChain(out.spec, index: 0, path: next)
+                    fresh.fileSize = size
+                    fresh.source = live
+                    try fresh.start()
+                    live.subscribe(fresh) { [weak fresh] b, c in fresh?.deliver(b, c) }
+                    lock.withLock { chains.append(fresh) }
+                    log("\(out.id): size is now \(size); continuing in \(next)")
+                } catch {
+                    log("\(out.id): cannot start \(next): \(error)")
+                }
+            }
+        }
+        // Encoders nobody listens to any more are drained and stopped.
+        let idle = lock.withLock { () -> [Encoder] in
+            let gone = fixedEncoders.filter { !stillUsed.contains($0.key) }
+            for k in gone.keys { fixedEncoders.removeValue(forKey: k) }
+            return Array(gone.values)
+        }
+        for e in idle { DispatchQueue.global().async { e.finish(timeout: 2) } }
+        log("resized to \(size)")
+    }
+
+    /// Blocks until the frame loop ends by itself (`duration`).
+    public func waitUntilFinished() { loop?.waitUntilFinished() }
+
+    /// Stops the frame loop, drains the encoders, finalizes every output. Returns false if some output did
+    /// not finish in time.
+    @discardableResult
+    public func stop() -> Bool {
+        loop?.stop()
+        var ok = true
+        for e in allEncoders() { ok = e.finish() && ok }
+        lock.withLock { finalEncoded = liveEncoder?.encodedFrames ?? finalEncoded }
+        let outs = lock.withLock { chains }
+        for out in outs { ok = out.finish() && ok }
+        rtsp?.stop()
+        lock.withLock {
+            liveEncoder = nil
+            fixedEncoders = [:]
+        }
+        return ok
+    }
+
+    /// Numbers for status lines and the end-of-run summary.
+    public struct Status: Sendable {
+        public var size: PixelSize
+        public var frame: Int64
+        public var rendered: UInt64
+        public var repeated: UInt64
+        public var late: UInt64
+        public var encoderDropped: UInt64
+        public var encoded: UInt64
+        public var outputs: [(id: String, state: String, delivered: UInt64, dropped: UInt64, bytes: UInt64)]
+        public var viewers: Int
+        public var uptime: Double
+
+        /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
+        public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
+    }
+
+    public var status: Status {
+        let s = loop?.stats ?? FrameLoop.Stats()
+        let encs = allEncoders()
+        var outs: [(id: String, state: String, delivered: UInt64, dropped: UInt64, bytes: UInt64)] = []
+        if let rtsp { outs.append((rtsp.id, "serving \(rtsp.url)", rtsp.delivered, rtsp.dropped, rtsp.bytes)) }
+        for c in lock.withLock({ chains }) { outs.append((c.id, c.state.rawValue, c.delivered, c.dropped, c.bytes)) }
+        return Status(size: s.size, frame: s.frame, rendered: s.rendered, repeated: s.repeated, late: s.late,
+                      encoderDropped: encs.reduce(0) { $0 + $1.droppedFrames },
+                      encoded: lock.withLock { liveEncoder?.encodedFrames ?? finalEncoded },
+                      outputs: outs, viewers: rtsp?.viewers ?? 0, uptime: Date().timeIntervalSince(started))
+    }
+}

@@ -1,0 +1,72 @@
+import CGst
+import Foundation
+
+/// Owns a reference to an `appsrc` element and pushes buffers into it.
+///
+/// Live configuration by default: time format, live, a bounded queue of `maxBuffers` that drops the oldest
+/// buffer when full (the producer never stalls, memory never grows). Drops are counted here because appsrc
+/// 1.22 does not count them.
+public final class AppSource: @unchecked Sendable {
+    let element: UnsafeMutablePointer<GstElement>
+    var appsrc: UnsafeMutablePointer<GstAppSrc> { cgst_app_src(element) }
+    public let maxBuffers: Int
+    private let lock = NSLock()
+    private var _dropped: UInt64 = 0
+    private var _pushed: UInt64 = 0
+
+    /// Takes the reference `gst_bin_get_by_name` returned.
+    public init(takingOwnership element: UnsafeMutablePointer<GstElement>, maxBuffers: Int = 2, leaky: Bool = true) {
+        self.element = element
+        self.maxBuffers = maxBuffers
+        set("format", "time")
+        set("is-live", "true")
+        set("max-bytes", "0")
+        set("max-time", "0")
+        set("max-buffers", String(maxBuffers))
+        set("block", "false")
+        if leaky { set("leaky-type", "downstream") }
+    }
+
+    deinit {
+        gst_object_unref(UnsafeMutableRawPointer(element))
+    }
+
+    /// Sets a property from its string form, as gst-launch would.
+    public func set(_ property: String, _ value: String) {
+        gst_util_set_object_arg(cgst_gobject(UnsafeMutableRawPointer(element)), property, value)
+    }
+
+    /// New caps, queued in order with the buffers: a resize is `setCaps` then the next push.
+    public func setCaps(_ text: String) throws(GstError) {
+        guard let caps = gst_caps_from_string(text) else {
+            throw GstError(element: "appsrc", message: "invalid caps '\(text)'")
+        }
+        gst_app_src_set_caps(appsrc, caps)
+        gst_caps_unref(caps)
+    }
+
+    public func setCaps(_ caps: UnsafeMutablePointer<GstCaps>) {
+        gst_app_src_set_caps(appsrc, caps)
+    }
+
+    public var queued: Int { Int(gst_app_src_get_current_level_buffers(appsrc)) }
+    public var dropped: UInt64 { lock.withLock { _dropped } }
+    public var pushed: UInt64 { lock.withLock { _pushed } }
+
+    /// Pushes a buffer (takes its reference). A full queue drops its oldest buffer and counts one drop.
+    @discardableResult
+    public func push(_ buffer: UnsafeMutablePointer<GstBuffer>) -> GstFlowReturn {
+        let full = queued >= maxBuffers
+        let r = gst_app_src_push_buffer(appsrc, buffer)
+        lock.withLock {
+            _pushed += 1
+            if full { _dropped += 1 }
+        }
+        return r
+    }
+
+    /// No more buffers: EOS flows downstream after the queued ones.
+    public func endOfStream() {
+        gst_app_src_end_of_stream(appsrc)
+    }
+}

@@ -1,0 +1,61 @@
+import CGst
+import Foundation
+
+/// A pool of BGRx video buffers of one size, so each frame is drawn straight into buffer memory with no
+/// per-frame allocation. Replaced as a whole on resize.
+public final class FramePool: @unchecked Sendable {
+    public let size: PixelSize
+    let pool: UnsafeMutablePointer<GstBufferPool>
+    var info = GstVideoInfo()
+    public let caps: String
+
+    public init(size: PixelSize, fps: Int, buffers: Int = 6) throws(GstError) {
+        Gst.initialize()
+        self.size = size
+        caps = "video/x-raw,format=BGRx,width=\(size.width),height=\(size.height),framerate=\(fps)/1," +
+            "pixel-aspect-ratio=1/1,colorimetry=sRGB"
+        guard let c = gst_caps_from_string(caps) else { throw GstError(element: "pool", message: "bad caps \(caps)") }
+        defer { gst_caps_unref(c) }
+        gst_video_info_init(&info)
+        guard gst_video_info_from_caps(&info, c) != 0 else { throw GstError(element: "pool", message: "bad caps \(caps)") }
+        pool = gst_video_buffer_pool_new()
+        let config = gst_buffer_pool_get_config(pool)
+        gst_buffer_pool_config_set_params(config, c, guint(info.size), guint(buffers), 0)
+        guard gst_buffer_pool_set_config(pool, config) != 0, gst_buffer_pool_set_active(pool, 1) != 0 else {
+            gst_object_unref(UnsafeMutableRawPointer(pool))
+            throw GstError(element: "pool", message: "cannot set up a buffer pool for \(size)")
+        }
+    }
+
+    deinit {
+        gst_buffer_pool_set_active(pool, 0)
+        gst_object_unref(UnsafeMutableRawPointer(pool))
+    }
+
+    /// A buffer from the pool (the caller's reference).
+    public func acquire() throws(GstError) -> UnsafeMutablePointer<GstBuffer> {
+        var buffer: UnsafeMutablePointer<GstBuffer>?
+        let r = gst_buffer_pool_acquire_buffer(pool, &buffer, nil)
+        guard r == GST_FLOW_OK, let buffer else {
+            throw GstError(element: "pool", message: "no buffer (flow \(r.rawValue))")
+        }
+        return buffer
+    }
+
+    /// Maps `buffer` for writing and runs `body` with a Cairo surface over its memory; the key identifies
+    /// the memory, so the renderer knows what this buffer already shows.
+    public func withSurface<T>(_ buffer: UnsafeMutablePointer<GstBuffer>,
+                               _ body: (ImageSurface, UnsafeMutableRawPointer) throws -> T) throws -> T {
+        var frame = GstVideoFrame()
+        guard gst_video_frame_map(&frame, &info, buffer, GST_MAP_WRITE) != 0 else {
+            throw GstError(element: "pool", message: "cannot map a video buffer")
+        }
+        defer { gst_video_frame_unmap(&frame) }
+        let data = cgst_video_frame_data(&frame)!
+        let surface = try ImageSurface(wrapping: data, width: size.width, height: size.height,
+                                       stride: Int(cgst_video_frame_stride(&frame)))
+        let result = try body(surface, data)
+        surface.flush()
+        return result
+    }
+}

@@ -1,0 +1,61 @@
+import CGst
+import Foundation
+
+/// GStreamer's process-wide set-up, done once.
+public enum Gst {
+    private static let once: Void = {
+        gst_init(nil, nil)
+    }()
+
+    public static func initialize() { _ = once }
+
+    /// Whether an element factory exists (a plugin is installed), e.g. "x264enc".
+    public static func hasElement(_ name: String) -> Bool {
+        initialize()
+        guard let f = gst_element_factory_find(name) else { return false }
+        gst_object_unref(UnsafeMutableRawPointer(f))
+        return true
+    }
+
+    public static var version: String {
+        initialize()
+        return String(cString: gst_version_string())
+    }
+}
+
+/// An error from GStreamer, with the element it came from and GStreamer's debug text.
+public struct GstError: Error, CustomStringConvertible, Sendable {
+    public var element: String
+    public var message: String
+    public var debug: String?
+
+    public init(element: String, message: String, debug: String? = nil) {
+        self.element = element
+        self.message = message
+        self.debug = debug
+    }
+
+    public var description: String {
+        "\(element): \(message)" + (debug.map { " (\($0.split(separator: "\n").last.map(String.init) ?? $0))" } ?? "")
+    }
+
+    /// Takes a `GError` set by a C call (and frees it).
+    static func take(_ error: UnsafeMutablePointer<GError>?, element: String, fallback: String) -> GstError {
+        guard let error else { return GstError(element: element, message: fallback) }
+        defer { g_error_free(error) }
+        return GstError(element: element, message: String(cString: error.pointee.message))
+    }
+
+    /// Reads an ERROR or WARNING message.
+    static func from(message: UnsafeMutablePointer<GstMessage>, warning: Bool = false) -> GstError {
+        var err: UnsafeMutablePointer<GError>?
+        var debug: UnsafeMutablePointer<gchar>?
+        if warning { gst_message_parse_warning(message, &err, &debug) } else { gst_message_parse_error(message, &err, &debug) }
+        let source = cgst_message_src(message).map { String(cString: cgst_object_name($0)) } ?? "pipeline"
+        let text = err.map { String(cString: $0.pointee.message) } ?? "unknown error"
+        let dbg = debug.map { String(cString: $0) }
+        if let err { g_error_free(err) }
+        if let debug { g_free(debug) }
+        return GstError(element: source, message: text, debug: dbg)
+    }
+}

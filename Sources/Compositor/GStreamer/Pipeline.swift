@@ -1,0 +1,181 @@
+import CGst
+import Foundation
+
+/// Owns one GStreamer pipeline built from gst-launch text, and the thread that reads its bus.
+///
+/// Elements are found by name. `stop()` sends EOS, waits for it to come out (so muxers finalize their files),
+/// then sets NULL; it must be called before the last reference goes.
+public final class Pipeline: @unchecked Sendable {
+    public enum Event: Sendable {
+        case error(GstError)
+        case warning(GstError)
+        case eos
+    }
+
+    public let name: String
+    public let description: String
+    let element: UnsafeMutablePointer<GstElement>
+    private let bus: UnsafeMutablePointer<GstBus>
+    private var watcher: Thread?
+    private let lock = NSLock()
+    private var stopped = false
+    private var sawEOS = false
+    private var lastError: GstError?
+    private let eosCondition = NSCondition()
+    private var handler: (@Sendable (Event) -> Void)?
+
+    /// Parses `text`; a syntax error or a missing element is thrown with GStreamer's words.
+    public init(name: String, launch text: String) throws(GstError) {
+        Gst.initialize()
+        self.name = name
+        description = text
+        var error: UnsafeMutablePointer<GError>?
+        let parsed = gst_parse_launch_full(text, nil, GST_PARSE_FLAG_FATAL_ERRORS, &error)
+        if let error {
+            if let parsed { gst_object_unref(UnsafeMutableRawPointer(parsed)) }
+            throw GstError.take(error, element: name, fallback: "cannot parse the pipeline")
+        }
+        guard let parsed else { throw GstError(element: name, message: "cannot parse the pipeline") }
+        // A single element comes back bare: wrap it so there is always a pipeline with a clock and a bus.
+        if g_type_check_instance_is_a(UnsafeMutableRawPointer(parsed).assumingMemoryBound(to: GTypeInstance.self),
+                                      gst_pipeline_get_type()) == 0 {
+            gst_object_unref(UnsafeMutableRawPointer(parsed))
+            throw GstError(element: name, message: "expected a pipeline of several elements")
+        }
+        element = parsed
+        gst_object_set_name(cgst_object(UnsafeMutableRawPointer(parsed)), name)
+        bus = gst_element_get_bus(parsed)
+    }
+
+    deinit {
+        assert(stopped || watcher == nil, "Pipeline \(name) released without stop()")
+        gst_element_set_state(element, GST_STATE_NULL)
+        gst_object_unref(UnsafeMutableRawPointer(bus))
+        gst_object_unref(UnsafeMutableRawPointer(element))
+    }
+
+    /// A named element of the pipeline (transfer full: the caller's reference).
+    public func element(named n: String) -> UnsafeMutablePointer<GstElement>? {
+        gst_bin_get_by_name(cgst_bin(element), n)
+    }
+
+    /// Starts playing and the bus thread; `onEvent` runs on that thread.
+    public func play(onEvent: @escaping @Sendable (Event) -> Void = { _ in }) throws(GstError) {
+        handler = onEvent
+        startWatcher()
+        let r = gst_element_set_state(element, GST_STATE_PLAYING)
+        if r == GST_STATE_CHANGE_FAILURE {
+            throw waitForError() ?? GstError(element: name, message: "could not start playing")
+        }
+    }
+
+    /// After a failed state change the reason is on the bus; give the watcher a moment to have read it.
+    private func waitForError() -> GstError? {
+        if let msg = gst_bus_timed_pop_filtered(bus, 2 * cgst_second(), GST_MESSAGE_ERROR) {
+            defer { gst_message_unref(msg) }
+            return GstError.from(message: msg)
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        return lastError
+    }
+
+    private func startWatcher() {
+        let t = Thread { [weak self] in self?.watch() }
+        t.name = "bus:\(name)"
+        watcher = t
+        t.start()
+    }
+
+    private func watch() {
+        let wanted = GstMessageType(rawValue: GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_EOS.rawValue | GST_MESSAGE_WARNING.rawValue)
+        while true {
+            lock.lock()
+            let done = stopped
+            lock.unlock()
+            if done { return }
+            // Wake every 100 ms to notice stop(); messages themselves arrive at once.
+            guard let msg = gst_bus_timed_pop_filtered(bus, 100_000_000, wanted) else { continue }
+            let type = cgst_message_type(msg)
+            let event: Event
+            if type == GST_MESSAGE_EOS {
+                event = .eos
+                eosCondition.lock()
+                sawEOS = true
+                eosCondition.broadcast()
+                eosCondition.unlock()
+            } else if type == GST_MESSAGE_ERROR {
+                let e = GstError.from(message: msg)
+                lock.lock()
+                lastError = e
+                lock.unlock()
+                eosCondition.lock()
+                eosCondition.broadcast()
+                eosCondition.unlock()
+                event = .error(e)
+            } else {
+                event = .warning(GstError.from(message: msg, warning: true))
+            }
+            gst_message_unref(msg)
+            handler?(event)
+        }
+    }
+
+    /// Waits until EOS reached the sinks, or an error, or the timeout. True when EOS was seen.
+    public func waitForEOS(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        eosCondition.lock()
+        defer { eosCondition.unlock() }
+        while !sawEOS {
+            lock.lock()
+            let failed = lastError != nil
+            lock.unlock()
+            if failed { return false }
+            if !eosCondition.wait(until: deadline) { return sawEOS }
+        }
+        return true
+    }
+
+    /// Sends EOS through the pipeline from its sources.
+    public func sendEOS() {
+        gst_element_send_event(element, gst_event_new_eos())
+    }
+
+    /// Ends the pipeline: EOS (when `drain`), wait for it up to `timeout`, then NULL and the bus thread ends.
+    /// Returns false when EOS did not arrive in time (the files may lack their last fragment).
+    @discardableResult
+    public func stop(drain: Bool = true, timeout: TimeInterval = 5) -> Bool {
+        var ok = true
+        if drain && watcher != nil {
+            sendEOS()
+            ok = waitForEOS(timeout: timeout)
+        }
+        gst_element_set_state(element, GST_STATE_NULL)
+        lock.lock()
+        stopped = true
+        lock.unlock()
+        return ok
+    }
+
+    /// The pipeline's running time now (clock time less base time), or nil before PLAYING.
+    public func runningTime() -> UInt64? {
+        guard let clock = gst_element_get_clock(element) else { return nil }
+        defer { gst_object_unref(UnsafeMutableRawPointer(clock)) }
+        let now = gst_clock_get_time(clock)
+        let base = gst_element_get_base_time(element)
+        return now >= base ? UInt64(now - base) : 0
+    }
+
+    /// Blocks on the pipeline clock until running time `target` (ns); how the frame clock paces itself.
+    /// Returns the running time after the wait.
+    public func waitUntil(runningTime target: UInt64) -> UInt64? {
+        guard let clock = gst_element_get_clock(element) else { return nil }
+        defer { gst_object_unref(UnsafeMutableRawPointer(clock)) }
+        let base = gst_element_get_base_time(element)
+        let id = gst_clock_new_single_shot_id(clock, base + GstClockTime(target))
+        gst_clock_id_wait(id, nil)
+        gst_clock_id_unref(id)
+        let now = gst_clock_get_time(clock)
+        return now >= base ? UInt64(now - base) : 0
+    }
+}

@@ -1,0 +1,122 @@
+import CGst
+import Foundation
+
+/// Owns the embedded gst-rtsp-server: one mount whose media is shared by all viewers (one encoder for all),
+/// and the GLib main loop thread it runs on.
+///
+/// The media pipeline starts with `appsrc name=in`; `onMediaReady` hands that appsrc over when a media is
+/// built and `onMediaGone` takes it back when the media is unprepared (a stale appsrc after a reconnect is a
+/// known crash). `onPlay` runs when a viewer starts playing: the moment to ask the encoder for a key frame.
+public final class RTSPServer: @unchecked Sendable {
+    public let endpoint: RTSPEndpoint
+    public private(set) var boundPort = 0
+    private let server: UnsafeMutablePointer<GstRTSPServer>
+    private let context: OpaquePointer
+    private let loop: OpaquePointer
+    private var thread: Thread?
+    private var sourceID: guint = 0
+    private let lock = NSLock()
+    private var _viewers = 0
+    private var _totalViewers = 0
+
+    public var onMediaReady: (@Sendable (AppSource) -> Void)?
+    public var onMediaGone: (@Sendable () -> Void)?
+    public var onPlay: (@Sendable () -> Void)?
+    public var onViewers: (@Sendable (Int) -> Void)?
+
+    public init(endpoint: RTSPEndpoint, mediaLaunch: String, title: String) {
+        Gst.initialize()
+        self.endpoint = endpoint
+        server = gst_rtsp_server_new()
+        context = g_main_context_new()
+        loop = g_main_loop_new(context, 0)
+        gst_rtsp_server_set_address(server, endpoint.host)
+        gst_rtsp_server_set_service(server, String(endpoint.port))
+        // A burst of connections waits in the kernel's queue instead of being refused.
+        gst_rtsp_server_set_backlog(server, 1024)
+        let mounts = gst_rtsp_server_get_mount_points(server)!
+        let factory = gst_rtsp_media_factory_new()!
+        gst_rtsp_media_factory_set_launch(factory, "( \(mediaLaunch) )")
+        gst_rtsp_media_factory_set_shared(factory, 1)
+        gst_rtsp_media_factory_set_latency(factory, 0)
+        Signals.connect(UnsafeMutableRawPointer(factory), "media-configure") { [weak self] _, media in
+            self?.configure(media: media!.assumingMemoryBound(to: GstRTSPMedia.self))
+        }
+        gst_rtsp_mount_points_add_factory(mounts, endpoint.path, factory)
+        g_object_unref(UnsafeMutableRawPointer(mounts))
+        Signals.connect(UnsafeMutableRawPointer(server), "client-connected") { [weak self] _, client in
+            guard let self, let client else { return }
+            self.viewerJoined()
+            Signals.connect(client, "play-request") { [weak self] _, _ in self?.onPlay?() }
+            Signals.connect(client, "closed", noArguments: { [weak self] in self?.viewerLeft() })
+        }
+        _ = title
+    }
+
+    deinit {
+        assert(thread == nil, "RTSPServer released without stop()")
+        g_main_loop_unref(loop)
+        g_main_context_unref(context)
+        g_object_unref(UnsafeMutableRawPointer(server))
+    }
+
+    public var viewers: Int { lock.withLock { _viewers } }
+    public var totalViewers: Int { lock.withLock { _totalViewers } }
+
+    private func viewerJoined() {
+        let n = lock.withLock { _viewers += 1; _totalViewers += 1; return _viewers }
+        onViewers?(n)
+    }
+
+    private func viewerLeft() {
+        let n = lock.withLock { _viewers = max(0, _viewers - 1); return _viewers }
+        onViewers?(n)
+    }
+
+    private func configure(media: UnsafeMutablePointer<GstRTSPMedia>) {
+        guard let bin = gst_rtsp_media_get_element(media) else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(bin)) }
+        guard let src = gst_bin_get_by_name_recurse_up(cgst_bin(bin), "in") else { return }
+        let feed = AppSource(takingOwnership: src, maxBuffers: 4, leaky: true)
+        Signals.connect(UnsafeMutableRawPointer(media), "unprepared", noArguments: { [weak self] in
+            self?.onMediaGone?()
+        })
+        onMediaReady?(feed)
+    }
+
+    /// Binds the port and starts serving; a port in use is an error that says so.
+    public func start() throws(GstError) {
+        sourceID = gst_rtsp_server_attach(server, context)
+        guard sourceID != 0 else {
+            throw GstError(element: "rtsp-server",
+                           message: "cannot listen on \(endpoint.host):\(endpoint.port): the port is in use or the "
+                           + "address is not local (another pipcompose?); choose another with --rtsp PORT/PATH")
+        }
+        boundPort = Int(gst_rtsp_server_get_bound_port(server))
+        // The thread keeps the server alive until the loop quits.
+        let t = Thread { [self] in
+            g_main_context_push_thread_default(context)
+            g_main_loop_run(loop)
+            g_main_context_pop_thread_default(context)
+        }
+        t.name = "rtsp-server"
+        thread = t
+        t.start()
+    }
+
+    /// The URL viewers open.
+    public var url: String {
+        var e = endpoint
+        if boundPort > 0 { e.port = boundPort }
+        return e.url
+    }
+
+    public func stop() {
+        guard thread != nil else { return }
+        if sourceID != 0, let source = g_main_context_find_source_by_id(context, sourceID) {
+            g_source_destroy(source)
+        }
+        g_main_loop_quit(loop)
+        thread = nil
+    }
+}

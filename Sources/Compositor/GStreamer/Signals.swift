@@ -1,0 +1,41 @@
+import CGst
+
+/// Connects Swift closures to GObject signals: the closure lives in a retained box passed as user data and
+/// released by the destroy notify; the C trampoline is `@convention(c)`.
+final class SignalBox {
+    let handler: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+    init(_ handler: @escaping (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) { self.handler = handler }
+}
+
+enum Signals {
+    /// For signals of the shape `void (*)(Instance *self, gpointer user_data)`: the trampoline must take
+    /// exactly the signal's arguments, or user data is read from the wrong register.
+    @discardableResult
+    static func connect(_ instance: UnsafeMutableRawPointer, _ name: String, noArguments handler: @escaping () -> Void) -> gulong {
+        let box = Unmanaged.passRetained(SignalBox({ _, _ in handler() })).toOpaque()
+        let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
+            Unmanaged<SignalBox>.fromOpaque(data!).takeUnretainedValue().handler(nil, nil)
+        }
+        let destroy: @convention(c) (gpointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
+            Unmanaged<SignalBox>.fromOpaque(data!).release()
+        }
+        return g_signal_connect_data(instance, name, unsafeBitCast(trampoline, to: GCallback.self), box, destroy,
+                                     GConnectFlags(rawValue: 0))
+    }
+
+    /// For signals of the shape `void (*)(Instance *self, Arg *arg, gpointer user_data)`.
+    @discardableResult
+    static func connect(_ instance: UnsafeMutableRawPointer, _ name: String,
+                        _ handler: @escaping (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) -> gulong {
+        let box = Unmanaged.passRetained(SignalBox(handler)).toOpaque()
+        let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
+            instance, arg, data in
+            Unmanaged<SignalBox>.fromOpaque(data!).takeUnretainedValue().handler(instance, arg)
+        }
+        let destroy: @convention(c) (gpointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
+            Unmanaged<SignalBox>.fromOpaque(data!).release()
+        }
+        return g_signal_connect_data(instance, name, unsafeBitCast(trampoline, to: GCallback.self), box, destroy,
+                                     GConnectFlags(rawValue: 0))
+    }
+}

@@ -1,0 +1,188 @@
+import CGst
+import Foundation
+
+/// An output that is its own pipeline fed the encoded stream: a recording, a push to a server, or a
+/// user's `--pipeline` tail. It fails alone: its errors never reach the encoder or the other outputs.
+public final class ChainOutput: @unchecked Sendable {
+    public enum State: String, Sendable {
+        case starting, running, failed, retrying, stopped
+    }
+
+    public let id: String
+    public let spec: OutputSpec
+    public let template: PipelineTemplate
+    /// The values placeholders are filled with (location, tags).
+    private var values: [String: String]
+    public private(set) var launch = ""
+    private var pipeline: Pipeline?
+    private var input: AppSource?
+    private var restamper = Restamper()
+    private var waitingForKey = true
+    private var lastCaps: UnsafeMutablePointer<GstCaps>?
+    private let lock = NSLock()
+    private var _state = State.starting
+    private var _delivered: UInt64 = 0
+    private var _bytes: UInt64 = 0
+    private var _restarts = 0
+    private var retryDelay: TimeInterval = 1
+    private var retryTimer: DispatchWorkItem?
+    private let log: @Sendable (String) -> Void
+    /// Which encoder feeds this output now (the session moves fit recordings between encoders on resize).
+    public var source: Encoder?
+    /// The size a fixed-size file was started with.
+    public var fileSize: PixelSize?
+    /// How many frames the output may queue before it drops (a recording tolerates a slow disk longer).
+    let maxQueued: Int
+
+    public init(id: String, spec: OutputSpec, template: PipelineTemplate, values: [String: String],
+                maxQueued: Int, log: @escaping @Sendable (String) -> Void) {
+        self.id = id
+        self.spec = spec
+        self.template = template
+        self.values = values
+        self.maxQueued = maxQueued
+        self.log = log
+    }
+
+    public var state: State { lock.withLock { _state } }
+    public var delivered: UInt64 { lock.withLock { _delivered } }
+    public var bytes: UInt64 { lock.withLock { _bytes } }
+    public var restarts: Int { lock.withLock { _restarts } }
+    public var dropped: UInt64 { lock.withLock { input?.dropped ?? 0 } }
+    public var location: String? { values["location"] }
+
+    /// Builds the launch text without starting, for --dump-pipeline and early checks.
+    public func prepare() throws -> String {
+        launch = try template.render(values)
+        return launch
+    }
+
+    /// Builds and starts the pipeline; a bad pipeline or an unopenable sink is thrown.
+    public func start() throws {
+        if launch.isEmpty { _ = try prepare() }
+        let p = try Pipeline(name: id, launch: launch)
+        guard let src = p.element(named: "in") else {
+            p.stop(drain: false)
+            throw GstError(element: id, message: "\(template.path) needs an 'appsrc name=in' to receive the stream")
+        }
+        let input = AppSource(takingOwnership: src, maxBuffers: maxQueued, leaky: true)
+        lock.withLock {
+            self.pipeline = p
+            self.input = input
+            self.waitingForKey = true
+            self.restamper.reset()
+            if let c = lastCaps { gst_caps_unref(c); lastCaps = nil }
+        }
+        do {
+            try p.play { [weak self] event in self?.handle(event) }
+        } catch {
+            lock.withLock { self.pipeline = nil; self.input = nil }
+            p.stop(drain: false)
+            throw error
+        }
+        lock.withLock { _state = .running }
+        source?.requestKeyFrame()
+    }
+
+    /// Called on the encoder's streaming thread with each encoded frame.
+    public func deliver(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard _state == .running, let input else { return }
+        // A stream must start on a key frame; until one comes, frames are of no use to a decoder.
+        if waitingForKey {
+            if cgst_buffer_is_delta(buffer) != 0 { return }
+            waitingForKey = false
+        }
+        if let caps, lastCaps == nil || gst_caps_is_equal(lastCaps, caps) == 0 {
+            if let c = lastCaps { gst_caps_unref(c) }
+            lastCaps = gst_caps_ref(caps)
+            input.setCaps(caps)
+        }
+        input.push(restamper.restamp(buffer))
+        _delivered += 1
+        _bytes += UInt64(gst_buffer_get_size(buffer))
+    }
+
+    /// Waits for the next key frame before sending more (after switching encoders).
+    public func resync() {
+        lock.withLock { waitingForKey = true }
+    }
+
+    private func handle(_ event: Pipeline.Event) {
+        switch event {
+        case .error(let e):
+            fail(e)
+        case .warning(let w):
+            log("\(id): warning: \(w)")
+        case .eos:
+            break
+        }
+    }
+
+    private func fail(_ e: GstError) {
+        let (p, wasRunning) = lock.withLock { () -> (Pipeline?, Bool) in
+            let was = _state == .running
+            _state = .failed
+            let p = pipeline
+            pipeline = nil
+            input = nil
+            return (p, was)
+        }
+        guard wasRunning else { return }
+        // Tear down off the bus thread: stopping a pipeline joins work its own bus thread is part of.
+        DispatchQueue.global().async { p?.stop(drain: false) }
+        switch spec {
+        case .push:
+            let delay = lock.withLock { () -> TimeInterval in
+                _state = .retrying
+                let d = retryDelay
+                retryDelay = min(30, retryDelay * 2)
+                return d
+            }
+            log("\(id): failed: \(e); the other outputs continue; retrying in \(Int(delay)) s")
+            let work = DispatchWorkItem { [weak self] in self?.retry() }
+            lock.withLock { retryTimer = work }
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay, execute: work)
+        default:
+            log("\(id): failed and closed: \(e); the other outputs continue. "
+                + "What was written before the failure is kept.")
+        }
+    }
+
+    private func retry() {
+        guard state == .retrying else { return }
+        lock.withLock { _restarts += 1 }
+        do {
+            try start()
+            lock.withLock { retryDelay = 1 }
+            log("\(id): reconnected")
+        } catch {
+            fail(error as? GstError ?? GstError(element: id, message: "\(error)"))
+        }
+    }
+
+    /// Ends the stream: EOS through the muxer so the file is finalized, then NULL.
+    @discardableResult
+    public func finish(timeout: TimeInterval = 10) -> Bool {
+        let (p, input) = lock.withLock { () -> (Pipeline?, AppSource?) in
+            retryTimer?.cancel()
+            let was = _state
+            _state = .stopped
+            return was == .running ? (pipeline, self.input) : (pipeline, nil)
+        }
+        guard let p else { return true }
+        var ok = true
+        if let input {
+            input.endOfStream()
+            ok = p.waitForEOS(timeout: timeout)
+        }
+        p.stop(drain: false)
+        lock.withLock {
+            pipeline = nil
+            self.input = nil
+            if let c = lastCaps { gst_caps_unref(c); lastCaps = nil }
+        }
+        return ok
+    }
+}

@@ -1,0 +1,85 @@
+import CGst
+import Foundation
+
+/// One H.264 encoder: its own pipeline from `pipelines/encode-*.pipeline`, fed raw frames by the frame loop,
+/// its encoded stream handed to every output subscribed to it. One per distinct output size: the live encoder
+/// follows the render size; a fixed one letterboxes into the size a file was started with.
+public final class Encoder: @unchecked Sendable {
+    public typealias Subscriber = (_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) -> Void
+
+    /// nil for the live encoder, which follows the render size.
+    public let fixedSize: PixelSize?
+    public let launch: String
+    let pipeline: Pipeline
+    let input: AppSource
+    private var sink: AppSink?
+    private let lock = NSLock()
+    private var subscribers: [ObjectIdentifier: Subscriber] = [:]
+    private var _encoded: UInt64 = 0
+    private var _bytes: UInt64 = 0
+
+    public init(template: PipelineTemplate, settings: EncoderSettings, kind: EncoderSettings.Kind,
+                liveSize: PixelSize, fixedSize: PixelSize?, fps: Int, rawCaps: String,
+                onError: @escaping @Sendable (GstError) -> Void) throws {
+        self.fixedSize = fixedSize
+        launch = try template.render(settings.values(for: kind, liveSize: liveSize, fixed: fixedSize, fps: fps))
+        let name = fixedSize.map { "encoder-\($0)" } ?? "encoder-live"
+        pipeline = try Pipeline(name: name, launch: launch)
+        guard let src = pipeline.element(named: "frames"), let appsink = pipeline.element(named: "encoded") else {
+            pipeline.stop(drain: false)
+            throw GstError(element: name, message: "\(template.path) needs 'appsrc name=frames' and 'appsink name=encoded'")
+        }
+        // Raw frames: a short leaky queue, so a slow encoder drops frames instead of growing memory.
+        input = AppSource(takingOwnership: src, maxBuffers: 2, leaky: true)
+        try input.setCaps(rawCaps)
+        sink = nil
+        sink = AppSink(takingOwnership: appsink, onSample: { [weak self] buffer, caps in
+            self?.fanOut(buffer, caps)
+        }, onEOS: {})
+        try pipeline.play { event in
+            if case .error(let e) = event { onError(e) }
+        }
+    }
+
+    private func fanOut(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
+        let subs = lock.withLock {
+            _encoded += 1
+            _bytes += UInt64(gst_buffer_get_size(buffer))
+            return Array(subscribers.values)
+        }
+        for s in subs { s(buffer, caps) }
+    }
+
+    public var encodedFrames: UInt64 { lock.withLock { _encoded } }
+    public var encodedBytes: UInt64 { lock.withLock { _bytes } }
+    public var droppedFrames: UInt64 { input.dropped }
+    public var subscriberCount: Int { lock.withLock { subscribers.count } }
+
+    public func subscribe(_ owner: AnyObject, _ handler: @escaping Subscriber) {
+        lock.withLock { subscribers[ObjectIdentifier(owner)] = handler }
+        requestKeyFrame()
+    }
+
+    public func unsubscribe(_ owner: AnyObject) {
+        _ = lock.withLock { subscribers.removeValue(forKey: ObjectIdentifier(owner)) }
+    }
+
+    public func requestKeyFrame() { sink?.requestKeyFrame() }
+
+    /// Takes a reference to a raw frame.
+    public func push(_ buffer: UnsafeMutablePointer<GstBuffer>) {
+        input.push(gst_buffer_ref(buffer))
+    }
+
+    public func setRawCaps(_ caps: String) throws { try input.setCaps(caps) }
+
+    /// Drains what is queued through the encoder to the subscribers, then stops.
+    @discardableResult
+    public func finish(timeout: TimeInterval = 5) -> Bool {
+        input.endOfStream()
+        let ok = pipeline.waitForEOS(timeout: timeout)
+        pipeline.stop(drain: false)
+        sink = nil
+        return ok
+    }
+}

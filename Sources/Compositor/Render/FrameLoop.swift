@@ -1,0 +1,147 @@
+import CGst
+import Foundation
+
+/// The render loop: at each frame time it draws the scene straight into a pooled video buffer (only what
+/// changed since that buffer last showed), or sends the previous frame again when nothing changed, stamps
+/// it with the frame clock's running time and hands it to every encoder.
+public final class FrameLoop: @unchecked Sendable {
+    public struct Stats: Sendable, Equatable {
+        /// Frames drawn (wholly or in part).
+        public var rendered: UInt64 = 0
+        /// Frames sent again unchanged.
+        public var repeated: UInt64 = 0
+        /// Frames skipped because the loop was late (counted as dropped).
+        public var late: UInt64 = 0
+        public var size = PixelSize(width: 0, height: 0)
+        public var frame: Int64 = 0
+    }
+
+    public let renderer: Renderer
+    public let clock: FrameClock
+    public let duration: Double?
+    private let lock = NSLock()
+    private var pool: FramePool
+    private var pendingSize: PixelSize?
+    private var stopRequested = false
+    private var _stats = Stats()
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+    /// The encoders to feed, read each frame.
+    private let encoders: @Sendable () -> [Encoder]
+    /// Called on the loop thread before the first frame of a new size goes out, with the new raw caps.
+    private let willResize: (PixelSize, String) -> Void
+    private let log: @Sendable (String) -> Void
+
+    public init(renderer: Renderer, fps: Int, duration: Double?, encoders: @escaping @Sendable () -> [Encoder],
+                willResize: @escaping (PixelSize, String) -> Void, log: @escaping @Sendable (String) -> Void) throws {
+        self.renderer = renderer
+        clock = FrameClock(fps: fps)
+        self.duration = duration
+        pool = try FramePool(size: renderer.size, fps: fps)
+        self.encoders = encoders
+        self.willResize = willResize
+        self.log = log
+        _stats.size = renderer.size
+    }
+
+    public var rawCaps: String { lock.withLock { pool.caps } }
+    public var stats: Stats { lock.withLock { _stats } }
+
+    /// Asks for a new render size; applied before the next frame (the render-size callback runs there).
+    public func requestResize(_ size: PixelSize) {
+        lock.withLock { pendingSize = size }
+    }
+
+    public func start() {
+        clock.start()
+        let t = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        t.name = "frame-loop"
+        t.qualityOfService = .userInteractive
+        thread = t
+        t.start()
+    }
+
+    /// Stops after the frame in progress and waits for the loop to end.
+    public func stop() {
+        lock.withLock { stopRequested = true }
+        waitUntilFinished()
+    }
+
+    /// Blocks until the loop ends (its duration reached, or `stop`).
+    public func waitUntilFinished() {
+        guard thread != nil else { return }
+        finished.wait()
+        finished.signal()
+    }
+
+    private func run() {
+        let frameNs = clock.frameNanoseconds
+        var n: Int64 = 0
+        var last: UnsafeMutablePointer<GstBuffer>?
+        defer { if let last { gst_buffer_unref(last) } }
+        while true {
+            let (stop, resize) = lock.withLock { () -> (Bool, PixelSize?) in
+                let r = pendingSize
+                pendingSize = nil
+                return (stopRequested, r)
+            }
+            if stop { break }
+            var target = clock.time(ofFrame: n)
+            if let duration, Double(target) / 1e9 >= duration - 1e-9 { break }
+            let now = clock.wait(until: target)
+            // More than a frame late: skip the frames whose time has passed, and count them.
+            if now > target + frameNs {
+                let behind = Int64((now - target) / frameNs)
+                n += behind
+                target = clock.time(ofFrame: n)
+                lock.withLock { _stats.late += UInt64(behind) }
+            }
+            if let resize, resize != renderer.size {
+                do {
+                    let newPool = try FramePool(size: resize, fps: clock.fps)
+                    willResize(resize, newPool.caps)
+                    renderer.resize(to: resize)
+                    for e in encoders() { try e.setRawCaps(newPool.caps) }
+                    lock.withLock {
+                        pool = newPool
+                        _stats.size = resize
+                    }
+                    if let l = last { gst_buffer_unref(l) }
+                    last = nil
+                } catch {
+                    log("resize to \(resize) failed: \(error); keeping \(renderer.size)")
+                }
+            }
+            let time = FrameTime(frame: n, media: Double(target) / 1e9, wall: Date())
+            let buffer: UnsafeMutablePointer<GstBuffer>
+            if let l = last, renderer.isUnchanged(at: time) {
+                buffer = gst_buffer_copy(l)
+                lock.withLock { _stats.repeated += 1 }
+            } else {
+                do {
+                    let pool = lock.withLock { self.pool }
+                    buffer = try pool.acquire()
+                    try pool.withSurface(buffer) { surface, data in
+                        renderer.render(on: Canvas(surface: surface), at: time, target: Int(bitPattern: data))
+                    }
+                } catch {
+                    log("frame \(n): \(error)")
+                    n += 1
+                    continue
+                }
+                if let l = last { gst_buffer_unref(l) }
+                last = gst_buffer_ref(buffer)
+                lock.withLock { _stats.rendered += 1 }
+            }
+            cgst_buffer_set_timing(buffer, GstClockTime(target), GstClockTime(frameNs))
+            cgst_buffer_set_pts_dts(buffer, GstClockTime(target), cgst_clock_time_none())
+            for e in encoders() { e.push(buffer) }
+            gst_buffer_unref(buffer)
+            lock.withLock { _stats.frame = n }
+            n += 1
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import ArgumentParser
+import Compositor
+import Foundation
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Render a scene live, encode it, and serve, record or push it.",
+        discussion: """
+        With no output options, serves RTSP at rtsp://127.0.0.1:8554/pip. Type `resize WxH` (or just WxH) and
+        Enter on standard input to change the render size while running; `status` prints the counters.
+        Ctrl-C or SIGTERM finalizes every file and exits 0.
+        """
+    )
+
+    @Argument(help: "Scene file (YAML or JSON). Without one, the built-in demo scene.")
+    var scene: String?
+
+    @Option(help: "Render size WIDTHxHEIGHT, even numbers up to 7680x4320 (default: the scene's size).")
+    var size: String?
+
+    @Option(help: "Frames per second, 1...120 (default: the scene's fps).")
+    var fps: Int?
+
+    @Option(help: "Serve RTSP at [HOST:]PORT/PATH, e.g. 8554/pip or 0.0.0.0:8554/pip (port 0 picks a free port).")
+    var rtsp: String?
+
+    @Option(help: "Record to FILE; the format comes from the extension: .mp4 (fragmented), .mkv, .ts. Repeatable.")
+    var record: [String] = []
+
+    @Option(help: "What .mp4/.mkv recordings do when the size changes: fit (letterbox) or split (new file).")
+    var recordResize: String = "fit"
+
+    @Option(help: "Push to a server: rtmp://…, srt://HOST:PORT or rtsp://… (RECORD). Repeatable.")
+    var push: [String] = []
+
+    @Option(help: "A gst-launch tail fed the H.264 stream (must start with 'appsrc name=in'). Repeatable.")
+    var pipeline: [String] = []
+
+    @Option(help: "Stop after this many seconds and finalize the outputs.")
+    var duration: Double?
+
+    @Option(help: "H.264 encoder: auto (hardware when present, else x264), x264, vaapi, nvenc.")
+    var encoder: String = "x264"
+
+    @Option(help: "x264 speed preset (ultrafast … veryslow).")
+    var preset: String = "ultrafast"
+
+    @Option(help: "Bitrate in kbit/s (default: from the picture size).")
+    var bitrate: Int?
+
+    @Option(help: "Frames between key frames (default: one second).")
+    var keyint: Int?
+
+    @Flag(help: "Print every pipeline that would run, then exit.")
+    var dumpPipeline = false
+
+    func validate() throws {
+        _ = try parseSizeOption(size)
+        if let fps, !(1...120).contains(fps) { throw ValidationError("--fps must be 1...120, got \(fps)") }
+        if let duration, !(duration > 0 && duration.isFinite) {
+            throw ValidationError("--duration must be a positive number of seconds, got \(duration)")
+        }
+        guard OutputSpec.ResizePolicy(rawValue: recordResize) != nil else {
+            throw ValidationError("--record-resize must be fit or split, got '\(recordResize)'")
+        }
+        guard EncoderSettings.Kind(rawValue: encoder) != nil else {
+            throw ValidationError("--encoder must be one of \(EncoderSettings.Kind.allCases.map(\.rawValue).joined(separator: ", ")), got '\(encoder)'")
+        }
+        guard EncoderSettings.presets.contains(preset) else {
+            throw ValidationError("--preset must be one of \(EncoderSettings.presets.joined(separator: ", ")), got '\(preset)'")
+        }
+        if let bitrate, !(50...200_000).contains(bitrate) { throw ValidationError("--bitrate must be 50...200000 kbit/s") }
+        if let keyint, !(1...1000).contains(keyint) { throw ValidationError("--keyint must be 1...1000 frames") }
+        for p in pipeline where !FileManager.default.isReadableFile(atPath: p) {
+            throw ValidationError("--pipeline '\(p)': no such readable file")
+        }
+        _ = try outputs()
+    }
+
+    func outputs() throws -> [OutputSpec] {
+        let policy = OutputSpec.ResizePolicy(rawValue: recordResize) ?? .fit
+        var specs: [OutputSpec] = []
+        do {
+            if let rtsp { specs.append(.rtsp(try RTSPEndpoint.parse(rtsp))) }
+            for r in record { specs.append(try OutputSpec.record(r, policy: policy)) }
+            for p in push { specs.append(try OutputSpec.push(p)) }
+        } catch { throw ValidationError(error.description) }
+        for p in pipeline { specs.append(.custom(path: p)) }
+        return specs
+    }
+
+    func run() throws {
+        let scene = try loadScene(self.scene)
+        var options = LiveOptions(scene: scene, size: try parseSizeOption(size), fps: fps, outputs: try outputs())
+        options.duration = duration
+        options.encoder.kind = EncoderSettings.Kind(rawValue: encoder)!
+        options.encoder.preset = preset
+        options.encoder.bitrate = bitrate ?? 0
+        options.encoder.keyInterval = keyint ?? 0
+        let session = LiveSession(options: options, log: { printLog($0) })
+        let dump: [(String, String)]
+        do { dump = try session.prepare() } catch { throw UserError("\(error)") }
+        if dumpPipeline {
+            for (name, text) in dump { print("# \(name)\n\(text)\n") }
+            return
+        }
+        let stopper = Stopper(session: session)
+        stopper.installSignalHandlers()
+        do { try session.start() } catch { throw UserError("cannot start: \(error)") }
+        if let rtsp = session.rtsp { print("serving \(rtsp.url)") }
+        for c in session.chains { print("output \(c.id)") }
+        print("\(options.size) at \(options.fps) fps; type 'resize WxH' + Enter to resize, Ctrl-C to stop")
+        fflush(nil)
+        stopper.readCommands()
+        if duration != nil {
+            DispatchQueue.global().async {
+                session.waitUntilFinished()
+                stopper.finish(reason: "duration reached")
+            }
+        }
+        let ok = stopper.waitForEnd()
+        let s = session.status
+        print("stopped after \(s.frame + 1) frames: rendered \(s.rendered), repeated \(s.repeated), "
+              + "encoded \(s.encoded), dropped \(s.dropped)")
+        for o in s.outputs { print("\(o.id): \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)") }
+        if !ok { throw UserError("some outputs did not finish in time; their files may lack the last second") }
+    }
+}
+
+/// Ends a run once, from a signal, the duration, or stdin closing: stops the session (finalizing files) and
+/// wakes the main thread.
+final class Stopper: @unchecked Sendable {
+    let session: LiveSession
+    private let lock = NSLock()
+    private var stopping = false
+    private var result = true
+    private let done = DispatchSemaphore(value: 0)
+    private var sources: [DispatchSourceSignal] = []
+    private let queue = DispatchQueue(label: "signals")
+
+    init(session: LiveSession) { self.session = session }
+
+    func installSignalHandlers() {
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let src = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            src.setEventHandler { [weak self] in
+                guard let self else { return }
+                if self.lock.withLock({ self.stopping }) {
+                    FileHandle.standardError.write(Data("second signal: exiting without finalizing\n".utf8))
+                    exit(130)
+                }
+                DispatchQueue.global().async { self.finish(reason: sig == SIGINT ? "interrupted" : "terminated") }
+            }
+            src.resume()
+            sources.append(src)
+        }
+    }
+
+    func finish(reason: String) {
+        let first = lock.withLock { () -> Bool in
+            if stopping { return false }
+            stopping = true
+            return true
+        }
+        guard first else { return }
+        FileHandle.standardError.write(Data("\(reason): finalizing outputs…\n".utf8))
+        let ok = session.stop()
+        lock.withLock { result = ok }
+        done.signal()
+    }
+
+    func waitForEnd() -> Bool {
+        done.wait()
+        return lock.withLock { result }
+    }
+
+    /// The stdin door: `resize WxH`, `WxH`, `status`.
+    func readCommands() {
+        let t = Thread { [self] in
+            while let line = readLine() {
+                let words = line.split(separator: " ").map(String.init)
+                guard let first = words.first else { continue }
+                let arg = first == "resize" ? words.dropFirst().first : (first.contains("x") ? first : nil)
+                if first == "status" {
+                    let s = session.status
+                    print("status: \(s.size) frame \(s.frame) rendered \(s.rendered) repeated \(s.repeated) "
+                          + "dropped \(s.dropped) viewers \(s.viewers)")
+                    for o in s.outputs { print("  \(o.id): \(o.state), \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)") }
+                } else if let arg {
+                    do { session.requestResize(try RenderSize.parse(arg)) } catch { printWarning("\(error)") }
+                } else {
+                    printWarning("unknown command '\(line)'; use 'resize WxH' or 'status'")
+                }
+                fflush(nil)
+            }
+        }
+        t.name = "stdin"
+        t.start()
+    }
+}
