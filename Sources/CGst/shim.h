@@ -43,6 +43,9 @@ static inline GstAppSink *cgst_app_sink(GstElement *element) { return GST_APP_SI
 // GST_BUFFER_PTS is a macro over a struct field.
 static inline GstClockTime cgst_buffer_pts(GstBuffer *buffer) { return GST_BUFFER_PTS(buffer); }
 
+// GST_BUFFER_DTS is a macro over a struct field.
+static inline GstClockTime cgst_buffer_dts(GstBuffer *buffer) { return GST_BUFFER_DTS(buffer); }
+
 // GST_BUFFER_DTS is a macro; clearing both lets a downstream appsrc stamp its own running time.
 static inline void cgst_buffer_clear_timestamps(GstBuffer *buffer) {
     GST_BUFFER_PTS(buffer) = GST_CLOCK_TIME_NONE;

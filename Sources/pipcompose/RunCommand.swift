@@ -52,6 +52,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Frames between key frames (default: one second).")
     var keyint: Int?
 
+    @Option(help: "Print a status line (frames, drops, each output) every this many seconds; 0 = never.")
+    var statusEvery: Double = 0
+
     @Flag(help: "Print every pipeline that would run, then exit.")
     var dumpPipeline = false
 
@@ -113,6 +116,7 @@ struct RunCommand: ParsableCommand {
         print("\(options.size) at \(options.fps) fps; type 'resize WxH' + Enter to resize, Ctrl-C to stop")
         fflush(nil)
         stopper.readCommands()
+        if statusEvery > 0 { stopper.printStatus(every: statusEvery) }
         if duration != nil {
             DispatchQueue.global().async {
                 session.waitUntilFinished()
@@ -176,6 +180,24 @@ final class Stopper: @unchecked Sendable {
         return lock.withLock { result }
     }
 
+    private var timer: DispatchSourceTimer?
+
+    func showStatus() {
+        let s = session.status
+        var text = "status: \(s.size) frame \(s.frame) rendered \(s.rendered) repeated \(s.repeated) "
+            + "dropped \(s.dropped) viewers \(s.viewers)\n"
+        for o in s.outputs { text += "  \(o.id): \(o.state), \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)\n" }
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    func printStatus(every seconds: Double) {
+        let t = DispatchSource.makeTimerSource(queue: queue)
+        t.schedule(deadline: .now() + seconds, repeating: seconds)
+        t.setEventHandler { [weak self] in self?.showStatus() }
+        t.resume()
+        timer = t
+    }
+
     /// The stdin door: `resize WxH`, `WxH`, `status`.
     func readCommands() {
         let t = Thread { [self] in
@@ -184,10 +206,7 @@ final class Stopper: @unchecked Sendable {
                 guard let first = words.first else { continue }
                 let arg = first == "resize" ? words.dropFirst().first : (first.contains("x") ? first : nil)
                 if first == "status" {
-                    let s = session.status
-                    print("status: \(s.size) frame \(s.frame) rendered \(s.rendered) repeated \(s.repeated) "
-                          + "dropped \(s.dropped) viewers \(s.viewers)")
-                    for o in s.outputs { print("  \(o.id): \(o.state), \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)") }
+                    showStatus()
                 } else if let arg {
                     do { session.requestResize(try RenderSize.parse(arg)) } catch { printWarning("\(error)") }
                 } else {

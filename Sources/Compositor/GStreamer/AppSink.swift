@@ -4,8 +4,9 @@ import Foundation
 /// Owns a reference to an `appsink` and hands each sample's buffer and caps to a closure on the streaming
 /// thread, through `gst_app_sink_set_callbacks` (cheaper than signals).
 public final class AppSink: @unchecked Sendable {
-    /// Called on the streaming thread with a borrowed buffer and its caps.
-    public typealias Handler = (_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) -> Void
+    /// Called on the streaming thread with a borrowed buffer, its caps and segment.
+    public typealias Handler = (_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?,
+                                _ segment: UnsafeMutablePointer<GstSegment>?) -> Void
 
     final class Box {
         let onSample: Handler
@@ -32,7 +33,8 @@ public final class AppSink: @unchecked Sendable {
             guard let sink, let sample = gst_app_sink_pull_sample(sink) else { return GST_FLOW_OK }
             defer { gst_sample_unref(sample) }
             if let buffer = gst_sample_get_buffer(sample) {
-                Unmanaged<Box>.fromOpaque(data!).takeUnretainedValue().onSample(buffer, gst_sample_get_caps(sample))
+                Unmanaged<Box>.fromOpaque(data!).takeUnretainedValue()
+                    .onSample(buffer, gst_sample_get_caps(sample), gst_sample_get_segment(sample))
             }
             return GST_FLOW_OK
         }

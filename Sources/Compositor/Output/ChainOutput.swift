@@ -94,7 +94,11 @@ public final class ChainOutput: @unchecked Sendable {
             if cgst_buffer_is_delta(buffer) != 0 { return }
             waitingForKey = false
         }
-        if let caps, lastCaps == nil || gst_caps_is_equal(lastCaps, caps) == 0 {
+        // A fixed-size file keeps its first caps: after a resize a letterboxing encoder of the same size takes
+        // over, whose caps differ in fields that do not matter, and mp4mux would start a second track
+        // description that ffmpeg refuses to play. The parameter sets travel in band (avc3) anyway.
+        let keepFirst = fileSize != nil && lastCaps != nil
+        if let caps, !keepFirst, lastCaps == nil || gst_caps_is_equal(lastCaps, caps) == 0 {
             if let c = lastCaps { gst_caps_unref(c) }
             lastCaps = gst_caps_ref(caps)
             input.setCaps(caps)

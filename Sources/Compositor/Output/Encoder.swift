@@ -33,15 +33,29 @@ public final class Encoder: @unchecked Sendable {
         input = AppSource(takingOwnership: src, maxBuffers: 2, leaky: true)
         try input.setCaps(rawCaps)
         sink = nil
-        sink = AppSink(takingOwnership: appsink, onSample: { [weak self] buffer, caps in
-            self?.fanOut(buffer, caps)
+        sink = AppSink(takingOwnership: appsink, onSample: { [weak self] buffer, caps, segment in
+            self?.fanOut(buffer, caps, segment)
         }, onEOS: {})
         try pipeline.play { event in
             if case .error(let e) = event { onError(e) }
         }
     }
 
-    private func fanOut(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
+    /// Hands an encoded frame to every subscriber, stamped with the frame clock's running time. Encoders
+    /// shift their own timestamps (x264enc adds 1000 hours less its first input time, so that DTS never goes
+    /// negative): each encoder's segment undoes that, so frames of every encoder share one timeline and an
+    /// output can move from one encoder to another.
+    private func fanOut(_ original: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?,
+                        _ segment: UnsafeMutablePointer<GstSegment>?) {
+        let buffer = gst_buffer_copy(original)!
+        defer { gst_buffer_unref(buffer) }
+        if let segment {
+            let none = cgst_clock_time_none()
+            let pts = cgst_buffer_pts(original), dts = cgst_buffer_dts(original)
+            let rpts = pts == none ? none : gst_segment_to_running_time(segment, GST_FORMAT_TIME, guint64(pts))
+            let rdts = dts == none ? rpts : gst_segment_to_running_time(segment, GST_FORMAT_TIME, guint64(dts))
+            cgst_buffer_set_pts_dts(buffer, GstClockTime(rpts), GstClockTime(rdts))
+        }
         let subs = lock.withLock {
             _encoded += 1
             _bytes += UInt64(gst_buffer_get_size(buffer))

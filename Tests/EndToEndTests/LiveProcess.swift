@@ -1,0 +1,138 @@
+import Foundation
+
+/// A child process the test owns: its output is collected line by line, waits are on lines appearing (with a
+/// timeout), and it is ended by its own id.
+final class LiveProcess: @unchecked Sendable {
+    let process = Process()
+    private let stdinPipe = Pipe()
+    private let cond = NSCondition()
+    private var outLines: [String] = []
+    private var errLines: [String] = []
+    private var readersDone = 0
+
+    init(_ executable: String, _ args: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = args
+        process.standardInput = stdinPipe
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        for (pipe, isErr) in [(out, false), (err, true)] {
+            let t = Thread { [self] in
+                let h = pipe.fileHandleForReading
+                var pending = Data()
+                while true {
+                    let chunk = h.availableData
+                    if chunk.isEmpty { break }
+                    pending.append(chunk)
+                    while let nl = pending.firstIndex(of: 0x0A) {
+                        let line = String(decoding: pending[pending.startIndex..<nl], as: UTF8.self)
+                        pending.removeSubrange(pending.startIndex...nl)
+                        cond.lock()
+                        if isErr { errLines.append(line) } else { outLines.append(line) }
+                        cond.broadcast()
+                        cond.unlock()
+                    }
+                }
+                cond.lock()
+                if !pending.isEmpty {
+                    let line = String(decoding: pending, as: UTF8.self)
+                    if isErr { errLines.append(line) } else { outLines.append(line) }
+                }
+                readersDone += 1
+                cond.broadcast()
+                cond.unlock()
+            }
+            t.start()
+        }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    var stdout: [String] { cond.withLock { outLines } }
+    var stderr: [String] { cond.withLock { errLines } }
+    var allOutput: String { (stdout + stderr).joined(separator: "\n") }
+
+    /// Waits until a line of stdout or stderr satisfies `match`; returns it, or nil after `timeout`.
+    @discardableResult
+    func waitForLine(timeout: TimeInterval = 30, _ match: (String) -> Bool) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        cond.lock()
+        defer { cond.unlock() }
+        while true {
+            if let hit = (outLines + errLines).first(where: match) { return hit }
+            if readersDone == 2 { return nil }
+            if !cond.wait(until: deadline) { return (outLines + errLines).first(where: match) }
+        }
+    }
+
+    func send(_ line: String) {
+        try? stdinPipe.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// Waits for a periodic status line (run with --status-every) showing `output` past `frames` frames.
+    func waitForFrames(_ output: String, atLeast frames: Int, timeout: TimeInterval = 60) -> Bool {
+        waitForLine(timeout: timeout) { line in
+            line.contains(" \(output): ") && (Self.frames(in: line) ?? 0) >= frames
+        } != nil
+    }
+
+    /// "…: running, 123 frames, …" → 123
+    static func frames(in line: String) -> Int? {
+        guard let r = line.range(of: #"(\d+) frames"#, options: .regularExpression) else { return nil }
+        return Int(line[r].split(separator: " ")[0])
+    }
+
+    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
+    /// Waits for the process to exit; nil if it did not within `timeout` (then it is killed).
+    func waitForExit(timeout: TimeInterval = 30) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        let done = DispatchSemaphore(value: 0)
+        let t = Thread { [self] in
+            process.waitUntilExit()
+            done.signal()
+        }
+        t.start()
+        if done.wait(timeout: .now() + deadline.timeIntervalSinceNow) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        // Let the readers drain what is left.
+        cond.lock()
+        let drained = Date().addingTimeInterval(5)
+        while readersDone < 2 && cond.wait(until: drained) {}
+        cond.unlock()
+        return process.terminationStatus
+    }
+}
+
+/// Runs a tool to completion and returns its status and output.
+func tool(_ args: [String], timeout: TimeInterval = 60) throws -> (status: Int32, out: String, err: String) {
+    let p = try LiveProcess("/usr/bin/env", args)
+    let status = p.waitForExit(timeout: timeout) ?? -1
+    return (status, p.stdout.joined(separator: "\n"), p.stderr.joined(separator: "\n"))
+}
+
+/// Frames ffprobe decodes from a file or URL.
+func decodedFrames(_ path: String) throws -> Int? {
+    let r = try tool(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+                      "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
+    return Int(r.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").first ?? "")
+}
+
+/// Widths and heights of every decoded frame.
+func frameSizes(_ path: String) throws -> [String] {
+    let r = try tool(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=width,height",
+                      "-of", "compact=p=0:nk=1", path])
+    // Lines are "W|H", sometimes followed by side data on lines of their own: keep the size lines.
+    return r.out.split(separator: "\n").compactMap { line in
+        let parts = line.split(separator: "|")
+        guard parts.count >= 2, let w = Int(parts[0]), let h = Int(parts[1]) else { return nil }
+        return "\(w)x\(h)"
+    }
+}
