@@ -56,7 +56,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Compositor"]
+            dependencies: ["Compositor", "CGst"]
         ),
         // Runs the built `pipcompose` binary as a user would.
         .testTarget(

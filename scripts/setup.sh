@@ -30,8 +30,11 @@ PACKAGES=(
     fonts-noto-cjk
     fonts-noto-color-emoji
     fontconfig
-    # tests: real clients and decoders
+    # tests and benchmarks: real clients and decoders, an RTMP server to push to, a timer
     ffmpeg
+    nginx-light
+    libnginx-mod-rtmp
+    time
 )
 
 missing=()

@@ -63,6 +63,12 @@ static inline GstBuffer *cgst_buffer_make_writable(GstBuffer *buffer) { return g
 // GST_VIDEO_FRAME_PLANE_DATA / STRIDE are macros over GstVideoFrame fields.
 static inline void *cgst_video_frame_data(GstVideoFrame *frame) { return GST_VIDEO_FRAME_PLANE_DATA(frame, 0); }
 static inline gint cgst_video_frame_stride(GstVideoFrame *frame) { return GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0); }
+static inline void *cgst_video_frame_plane(GstVideoFrame *frame, guint plane) {
+    return GST_VIDEO_FRAME_PLANE_DATA(frame, plane);
+}
+static inline gint cgst_video_frame_plane_stride(GstVideoFrame *frame, guint plane) {
+    return GST_VIDEO_FRAME_PLANE_STRIDE(frame, plane);
+}
 
 // GST_OBJECT_NAME is a macro; the name is borrowed.
 static inline const gchar *cgst_object_name(GstObject *object) { return GST_OBJECT_NAME(object); }

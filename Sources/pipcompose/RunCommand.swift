@@ -126,7 +126,7 @@ struct RunCommand: ParsableCommand {
         let ok = stopper.waitForEnd()
         let s = session.status
         print("stopped after \(s.frame + 1) frames: rendered \(s.rendered), repeated \(s.repeated), "
-              + "encoded \(s.encoded), dropped \(s.dropped)")
+              + "encoded \(s.encoded), dropped \(s.dropped) (late \(s.late), at the encoder \(s.encoderDropped))")
         for o in s.outputs { print("\(o.id): \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)") }
         if !ok { throw UserError("some outputs did not finish in time; their files may lack the last second") }
     }

@@ -34,10 +34,10 @@ import Testing
     }
 
     @Test func garbageIsNeverMisread() {
-        // Random cells: guards, parity and CRC must reject them all.
+        // Random cells on every line: guards, row ids, parity, agreement of lines and the CRC reject them all.
         var rng = SystemRandomNumberGenerator()
         var misreads = 0
-        for _ in 0..<200 {
+        for _ in 0..<3000 {
             var plane = [UInt8](repeating: 0, count: 570 * 40)
             for y in 0..<40 {
                 for cell in 0..<57 {

@@ -21,6 +21,8 @@ public final class LiveSession: @unchecked Sendable {
     private var splitCounters: [String: Int] = [:]
     /// Frames the live encoder produced, kept after it is gone for the end-of-run summary.
     private var finalEncoded: UInt64 = 0
+    /// Frames dropped at encoders that have stopped (fixed encoders after a resize back, all at the end).
+    private var retiredEncoderDrops: UInt64 = 0
     private let started = Date()
 
     public init(options: LiveOptions, log: @escaping @Sendable (String) -> Void) {
@@ -119,6 +121,10 @@ public final class LiveSession: @unchecked Sendable {
             rtsp?.stop()
             throw error
         }
+        // Draw one frame before the clock starts: fonts, glyph caches and artwork are loaded now, not on the
+        // first live frame, which would otherwise be late.
+        _ = try? renderer.snapshot(at: FrameTime(frame: 0, media: 0, wall: Date()))
+        renderer.invalidate()
         loop.start()
     }
 
@@ -191,7 +197,12 @@ public final class LiveSession: @unchecked Sendable {
             for k in gone.keys { fixedEncoders.removeValue(forKey: k) }
             return Array(gone.values)
         }
-        for e in idle { DispatchQueue.global().async { e.finish(timeout: 2) } }
+        for e in idle {
+            DispatchQueue.global().async { [weak self] in
+                e.finish(timeout: 2)
+                self?.lock.withLock { self?.retiredEncoderDrops += e.droppedFrames }
+            }
+        }
         log("resized to \(size)")
     }
 
@@ -204,8 +215,12 @@ public final class LiveSession: @unchecked Sendable {
     public func stop() -> Bool {
         loop?.stop()
         var ok = true
-        for e in allEncoders() { ok = e.finish() && ok }
-        lock.withLock { finalEncoded = liveEncoder?.encodedFrames ?? finalEncoded }
+        let encoders = allEncoders()
+        for e in encoders { ok = e.finish() && ok }
+        lock.withLock {
+            finalEncoded = liveEncoder?.encodedFrames ?? finalEncoded
+            retiredEncoderDrops += encoders.reduce(0) { $0 + $1.droppedFrames }
+        }
         let outs = lock.withLock { chains }
         for out in outs { ok = out.finish() && ok }
         rtsp?.stop()
@@ -240,7 +255,7 @@ public final class LiveSession: @unchecked Sendable {
         if let rtsp { outs.append((rtsp.id, "serving \(rtsp.url)", rtsp.delivered, rtsp.dropped, rtsp.bytes)) }
         for c in lock.withLock({ chains }) { outs.append((c.id, c.state.rawValue, c.delivered, c.dropped, c.bytes)) }
         return Status(size: s.size, frame: s.frame, rendered: s.rendered, repeated: s.repeated, late: s.late,
-                      encoderDropped: encs.reduce(0) { $0 + $1.droppedFrames },
+                      encoderDropped: encs.reduce(0) { $0 + $1.droppedFrames } + lock.withLock { retiredEncoderDrops },
                       encoded: lock.withLock { liveEncoder?.encodedFrames ?? finalEncoded },
                       outputs: outs, viewers: rtsp?.viewers ?? 0, uptime: Date().timeIntervalSince(started))
     }

@@ -1,19 +1,27 @@
 import CGst
 import Foundation
 
-/// A pool of BGRx video buffers of one size, so each frame is drawn straight into buffer memory with no
-/// per-frame allocation. Replaced as a whole on resize.
+/// A pool of video buffers of one size and format (BGRx to draw into, I420 to convert into), so frames need
+/// no per-frame allocation. Replaced as a whole on resize.
 public final class FramePool: @unchecked Sendable {
+    public enum Format: String, Sendable {
+        case bgrx = "BGRx"
+        /// BT.709 limited range: what the encoder takes without conversion.
+        case i420 = "I420"
+    }
+
     public let size: PixelSize
+    public let format: Format
     let pool: UnsafeMutablePointer<GstBufferPool>
     var info = GstVideoInfo()
     public let caps: String
 
-    public init(size: PixelSize, fps: Int, buffers: Int = 6) throws(GstError) {
+    public init(size: PixelSize, fps: Int, format: Format = .bgrx, buffers: Int = 4) throws(GstError) {
         Gst.initialize()
         self.size = size
-        caps = "video/x-raw,format=BGRx,width=\(size.width),height=\(size.height),framerate=\(fps)/1," +
-            "pixel-aspect-ratio=1/1,colorimetry=sRGB"
+        self.format = format
+        caps = "video/x-raw,format=\(format.rawValue),width=\(size.width),height=\(size.height),framerate=\(fps)/1," +
+            "pixel-aspect-ratio=1/1,colorimetry=\(format == .bgrx ? "sRGB" : "bt709")"
         guard let c = gst_caps_from_string(caps) else { throw GstError(element: "pool", message: "bad caps \(caps)") }
         defer { gst_caps_unref(c) }
         gst_video_info_init(&info)
@@ -40,6 +48,23 @@ public final class FramePool: @unchecked Sendable {
             throw GstError(element: "pool", message: "no buffer (flow \(r.rawValue))")
         }
         return buffer
+    }
+
+    /// Maps an I420 `buffer` (for writing, unless `readOnly`) and runs `body` with its planes.
+    public func withPlanes<T>(_ buffer: UnsafeMutablePointer<GstBuffer>, readOnly: Bool = false,
+                              _ body: (I420Converter.Planes) throws -> T) throws -> T {
+        var frame = GstVideoFrame()
+        guard gst_video_frame_map(&frame, &info, buffer, readOnly ? GST_MAP_READ : GST_MAP_WRITE) != 0 else {
+            throw GstError(element: "pool", message: "cannot map a video buffer")
+        }
+        defer { gst_video_frame_unmap(&frame) }
+        func plane(_ i: guint) -> UnsafeMutablePointer<UInt8> {
+            cgst_video_frame_plane(&frame, i)!.assumingMemoryBound(to: UInt8.self)
+        }
+        return try body(I420Converter.Planes(
+            y: plane(0), yStride: Int(cgst_video_frame_plane_stride(&frame, 0)),
+            u: plane(1), uStride: Int(cgst_video_frame_plane_stride(&frame, 1)),
+            v: plane(2), vStride: Int(cgst_video_frame_plane_stride(&frame, 2))))
     }
 
     /// Maps `buffer` for writing and runs `body` with a Cairo surface over its memory; the key identifies

@@ -95,8 +95,11 @@ public enum TimecodeCodec {
                 rowOf[bits] = row
             }
         }
+        // A real row spans several scanlines with the same bits; a value seen on one line only is noise
+        // (a one-line match of guards, id and parity happens once in 256 lines of random content).
+        let minVotes = height >= 8 ? 2 : 1
         func best(_ row: Int) -> [[Bool]] {
-            votes.filter { rowOf[$0.key] == row }.sorted { $0.value > $1.value }.map(\.key)
+            votes.filter { rowOf[$0.key] == row && $0.value >= minVotes }.sorted { $0.value > $1.value }.map(\.key)
         }
         // Try the likeliest pairs first; the CRC rejects wrong combinations.
         for top in best(0).prefix(3) {

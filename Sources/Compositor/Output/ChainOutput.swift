@@ -48,7 +48,9 @@ public final class ChainOutput: @unchecked Sendable {
     public var delivered: UInt64 { lock.withLock { _delivered } }
     public var bytes: UInt64 { lock.withLock { _bytes } }
     public var restarts: Int { lock.withLock { _restarts } }
-    public var dropped: UInt64 { lock.withLock { input?.dropped ?? 0 } }
+    public var dropped: UInt64 { lock.withLock { retiredDrops + (input?.dropped ?? 0) } }
+    /// Drops counted by inputs already released (after a failure, a restart, or the end).
+    private var retiredDrops: UInt64 = 0
     public var location: String? { values["location"] }
 
     /// Builds the launch text without starting, for --dump-pipeline and early checks.
@@ -130,6 +132,7 @@ public final class ChainOutput: @unchecked Sendable {
             _state = .failed
             let p = pipeline
             pipeline = nil
+            retiredDrops += input?.dropped ?? 0
             input = nil
             return (p, was)
         }
@@ -184,6 +187,7 @@ public final class ChainOutput: @unchecked Sendable {
         p.stop(drain: false)
         lock.withLock {
             pipeline = nil
+            retiredDrops += self.input?.dropped ?? 0
             self.input = nil
             if let c = lastCaps { gst_caps_unref(c); lastCaps = nil }
         }

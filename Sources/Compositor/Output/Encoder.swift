@@ -29,8 +29,9 @@ public final class Encoder: @unchecked Sendable {
             pipeline.stop(drain: false)
             throw GstError(element: name, message: "\(template.path) needs 'appsrc name=frames' and 'appsink name=encoded'")
         }
-        // Raw frames: a short leaky queue, so a slow encoder drops frames instead of growing memory.
-        input = AppSource(takingOwnership: src, maxBuffers: 2, leaky: true)
+        // Raw frames: a short leaky queue (4 frames: enough for x264's start-up at 1080p), so a slow encoder
+        // drops frames instead of growing memory.
+        input = AppSource(takingOwnership: src, maxBuffers: 4, leaky: true)
         try input.setCaps(rawCaps)
         sink = nil
         sink = AppSink(takingOwnership: appsink, onSample: { [weak self] buffer, caps, segment in

@@ -1,9 +1,9 @@
 import CGst
 import Foundation
 
-/// The render loop: at each frame time it draws the scene straight into a pooled video buffer (only what
-/// changed since that buffer last showed), or sends the previous frame again when nothing changed, stamps
-/// it with the frame clock's running time and hands it to every encoder.
+/// The render loop: at each frame time it asks the `FrameProducer` for the frame (drawn and converted only
+/// where it changed, or the previous buffer again), stamps it with the frame clock's running time and hands
+/// it to every encoder.
 public final class FrameLoop: @unchecked Sendable {
     public struct Stats: Sendable, Equatable {
         /// Frames drawn (wholly or in part).
@@ -20,7 +20,7 @@ public final class FrameLoop: @unchecked Sendable {
     public let clock: FrameClock
     public let duration: Double?
     private let lock = NSLock()
-    private var pool: FramePool
+    private var producer: FrameProducer
     private var pendingSize: PixelSize?
     private var stopRequested = false
     private var _stats = Stats()
@@ -37,14 +37,14 @@ public final class FrameLoop: @unchecked Sendable {
         self.renderer = renderer
         clock = FrameClock(fps: fps)
         self.duration = duration
-        pool = try FramePool(size: renderer.size, fps: fps)
+        producer = try FrameProducer(size: renderer.size, fps: fps)
         self.encoders = encoders
         self.willResize = willResize
         self.log = log
         _stats.size = renderer.size
     }
 
-    public var rawCaps: String { lock.withLock { pool.caps } }
+    public var rawCaps: String { lock.withLock { producer.caps } }
     public var stats: Stats { lock.withLock { _stats } }
 
     /// Asks for a new render size; applied before the next frame (the render-size callback runs there).
@@ -80,8 +80,6 @@ public final class FrameLoop: @unchecked Sendable {
     private func run() {
         let frameNs = clock.frameNanoseconds
         var n: Int64 = 0
-        var last: UnsafeMutablePointer<GstBuffer>?
-        defer { if let last { gst_buffer_unref(last) } }
         while true {
             let (stop, resize) = lock.withLock { () -> (Bool, PixelSize?) in
                 let r = pendingSize
@@ -101,40 +99,28 @@ public final class FrameLoop: @unchecked Sendable {
             }
             if let resize, resize != renderer.size {
                 do {
-                    let newPool = try FramePool(size: resize, fps: clock.fps)
-                    willResize(resize, newPool.caps)
+                    let fresh = try FrameProducer(size: resize, fps: clock.fps)
+                    willResize(resize, fresh.caps)
                     renderer.resize(to: resize)
-                    for e in encoders() { try e.setRawCaps(newPool.caps) }
+                    for e in encoders() { try e.setRawCaps(fresh.caps) }
                     lock.withLock {
-                        pool = newPool
+                        producer = fresh
                         _stats.size = resize
                     }
-                    if let l = last { gst_buffer_unref(l) }
-                    last = nil
                 } catch {
                     log("resize to \(resize) failed: \(error); keeping \(renderer.size)")
                 }
             }
             let time = FrameTime(frame: n, media: Double(target) / 1e9, wall: Date())
             let buffer: UnsafeMutablePointer<GstBuffer>
-            if let l = last, renderer.isUnchanged(at: time) {
-                buffer = gst_buffer_copy(l)
-                lock.withLock { _stats.repeated += 1 }
-            } else {
-                do {
-                    let pool = lock.withLock { self.pool }
-                    buffer = try pool.acquire()
-                    try pool.withSurface(buffer) { surface, data in
-                        renderer.render(on: Canvas(surface: surface), at: time, target: Int(bitPattern: data))
-                    }
-                } catch {
-                    log("frame \(n): \(error)")
-                    n += 1
-                    continue
-                }
-                if let l = last { gst_buffer_unref(l) }
-                last = gst_buffer_ref(buffer)
-                lock.withLock { _stats.rendered += 1 }
+            do {
+                let (b, drawn) = try producer.produce(renderer, at: time)
+                buffer = b
+                lock.withLock { if drawn { _stats.rendered += 1 } else { _stats.repeated += 1 } }
+            } catch {
+                log("frame \(n): \(error)")
+                n += 1
+                continue
             }
             cgst_buffer_set_timing(buffer, GstClockTime(target), GstClockTime(frameNs))
             cgst_buffer_set_pts_dts(buffer, GstClockTime(target), cgst_clock_time_none())

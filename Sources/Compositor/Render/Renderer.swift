@@ -84,12 +84,17 @@ public final class Renderer {
             let look = w.appearance(at: time)
             now[w.id] = look
             if !full && previous?[w.id] == look { continue }
+            // Only the part that changed, when the widget can tell (clipped drawing skips the rest).
+            var region = box.integral
+            if !full, let old = previous?[w.id], let part = w.changedRegion(from: old, to: look) {
+                region = part.integral
+            }
             canvas.withState {
-                canvas.clip(to: box.integral)
-                if !full { drawBackground(on: canvas, in: box.integral) }
+                canvas.clip(to: region)
+                if !full { drawBackground(on: canvas, in: region) }
                 w.draw(on: canvas, at: time)
             }
-            if !full { damage.append(box.integral) }
+            if !full { damage.append(region) }
         }
         // Pools recycle a handful of buffers; a stale key (a freed buffer) costs only a full redraw.
         if shown[target] == nil && shown.count >= 32 { shown = [:] }

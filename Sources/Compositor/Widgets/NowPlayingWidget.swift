@@ -240,9 +240,19 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         }
     }
 
+    /// When only the position moved, only the progress row is redrawn (the bar grows a pixel a few times a
+    /// second; the title and artwork stay).
+    public func changedRegion(from old: AnyHashable, to new: AnyHashable) -> Rect? {
+        guard let a = old.base as? [String], let b = new.base as? [String], a.count == 5, b.count == 5,
+              a[3] == b[3], a[4] == b[4], let row = lineBoxes.first(where: { $0.0 == .progress })?.1 else { return nil }
+        return row
+    }
+
     public func appearance(at time: FrameTime) -> AnyHashable {
         let pos = position(at: time.media)
         let barPixels = barTrack.map { filledPixels($0, position: pos) } ?? 0
-        return AnyHashable([Int(pos.rounded(.down)), Int(barPixels), config.playing ? 1 : 0, version])
+        // The texts themselves: elapsed and remaining time change at different instants.
+        return AnyHashable([Self.clock(pos), Self.clock(max(0, config.duration - pos)), String(Int(barPixels)),
+                            config.playing ? "1" : "0", String(version)])
     }
 }

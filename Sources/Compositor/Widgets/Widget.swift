@@ -17,6 +17,12 @@ public protocol Widget: AnyObject {
     func appearance(at time: FrameTime) -> AnyHashable
     /// Where text sits after the last layout, in pixels: each laid-out run's logical box.
     var textBoxes: [Rect] { get }
+    /// The part of the box that differs between two appearances; nil means the whole box.
+    func changedRegion(from old: AnyHashable, to new: AnyHashable) -> Rect?
+}
+
+extension Widget {
+    public func changedRegion(from old: AnyHashable, to new: AnyHashable) -> Rect? { nil }
 }
 
 /// What all widgets share: the id, the style, the box, the panel behind the content and the padding.

@@ -1,0 +1,80 @@
+import CGst
+import CPango
+import Foundation
+
+/// Turns the scene at a moment into an I420 video buffer with as little work as the picture allows.
+///
+/// The renderer draws only changed widgets onto one persistent BGRx canvas; only the rectangles it redrew
+/// are converted to I420, into a pooled buffer that already holds an older frame (each buffer remembers which
+/// frame it holds, and gets the union of the changes since). A frame that did not change at all is the
+/// previous buffer sent again. No per-frame allocation, no whole-frame conversion.
+public final class FrameProducer {
+    public let size: PixelSize
+    let surface: ImageSurface
+    let canvas: Canvas
+    let pool: FramePool
+    private var history: [(frame: Int64, rects: [Rect])] = []
+    /// Frames up to this one are no longer in `history`.
+    private var forgottenUpTo: Int64 = -1
+    private var held: [Int: Int64] = [:]
+    private var last: UnsafeMutablePointer<GstBuffer>?
+
+    public init(size: PixelSize, fps: Int) throws {
+        self.size = size
+        surface = try ImageSurface(width: size.width, height: size.height)
+        canvas = Canvas(surface: surface)
+        pool = try FramePool(size: size, fps: fps, format: .i420)
+    }
+
+    deinit {
+        if let last { gst_buffer_unref(last) }
+    }
+
+    public var caps: String { pool.caps }
+
+    /// Rectangles without repeats: widget boxes change in the same place frame after frame, and a buffer
+    /// several frames old would otherwise convert the ticker's band once per frame it missed.
+    static func distinct(_ rects: [Rect]) -> [Rect] {
+        var out: [Rect] = []
+        for r in rects.sorted(by: { $0.width * $0.height > $1.width * $1.height })
+        where !out.contains(where: { $0.contains(r, tolerance: 0) }) {
+            out.append(r)
+        }
+        return out
+    }
+
+    /// The buffer for `time` (the caller's reference) and whether anything was drawn for it.
+    public func produce(_ renderer: Renderer, at time: FrameTime) throws -> (UnsafeMutablePointer<GstBuffer>, drawn: Bool) {
+        if let last, renderer.isUnchanged(at: time) {
+            return (gst_buffer_copy(last), false)
+        }
+        let damage = renderer.render(on: canvas, at: time)
+        history.append((time.frame, damage))
+        if history.count > 32 {
+            forgottenUpTo = history.removeFirst().frame
+        }
+        let buffer = try pool.acquire()
+        let bgrx = UnsafePointer(cairo_image_surface_get_data(surface.pointer)!)
+        let stride = surface.stride
+        try pool.withPlanes(buffer) { planes in
+            let key = Int(bitPattern: planes.y)
+            var rects: [Rect]
+            if let k = held[key], k >= forgottenUpTo {
+                rects = history.filter { $0.frame > k }.flatMap(\.rects)
+            } else {
+                rects = [size.rect]
+            }
+            rects = Self.distinct(rects)
+            for r in rects {
+                if let a = I420Converter.aligned(r, width: size.width, height: size.height) {
+                    I420Converter.convert(bgrx: bgrx, stride: stride, into: planes, rect: a)
+                }
+            }
+            if held.count > 64 { held = [:] }
+            held[key] = time.frame
+        }
+        if let last { gst_buffer_unref(last) }
+        last = gst_buffer_ref(buffer)
+        return (buffer, true)
+    }
+}
