@@ -34,6 +34,8 @@ PACKAGES=(
     ffmpeg
     nginx-light
     libnginx-mod-rtmp
+    python3-gi
+    gir1.2-gst-rtsp-server-1.0
     time
 )
 

@@ -112,7 +112,7 @@ public final class LiveSession: @unchecked Sendable {
             for out in chains {
                 if case .record(_, let format, _) = out.spec, format.fixedSize { out.fileSize = renderer.size }
                 out.source = live
-                try out.start()
+                try out.startOrRetry()
                 live.subscribe(out) { [weak out] b, c in out?.deliver(b, c) }
             }
         } catch {
@@ -222,7 +222,14 @@ public final class LiveSession: @unchecked Sendable {
             retiredEncoderDrops += encoders.reduce(0) { $0 + $1.droppedFrames }
         }
         let outs = lock.withLock { chains }
-        for out in outs { ok = out.finish() && ok }
+        for out in outs {
+            // Files must be finalized; a push only says goodbye to its server, which may be slow or gone.
+            if case .push = out.spec {
+                if !out.finish(timeout: 3) { log("\(out.id): the server did not acknowledge the end of stream") }
+            } else {
+                ok = out.finish() && ok
+            }
+        }
         rtsp?.stop()
         lock.withLock {
             liveEncoder = nil

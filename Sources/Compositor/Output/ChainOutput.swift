@@ -25,6 +25,7 @@ public final class ChainOutput: @unchecked Sendable {
     private var _bytes: UInt64 = 0
     private var _restarts = 0
     private var retryDelay: TimeInterval = 1
+    private var startedAt = Date()
     private var retryTimer: DispatchWorkItem?
     private let log: @Sendable (String) -> Void
     /// Which encoder feeds this output now (the session moves fit recordings between encoders on resize).
@@ -82,7 +83,10 @@ public final class ChainOutput: @unchecked Sendable {
             p.stop(drain: false)
             throw error
         }
-        lock.withLock { _state = .running }
+        lock.withLock {
+            _state = .running
+            startedAt = Date()
+        }
         source?.requestKeyFrame()
     }
 
@@ -126,6 +130,18 @@ public final class ChainOutput: @unchecked Sendable {
         }
     }
 
+    /// Starts, or for a push whose server cannot be reached yet, says so and keeps retrying with backoff
+    /// (servers come and go; the other outputs start regardless). Other outputs' errors are thrown.
+    public func startOrRetry() throws {
+        do {
+            try start()
+        } catch {
+            guard case .push = spec else { throw error }
+            lock.withLock { _state = .running }
+            fail(error as? GstError ?? GstError(element: id, message: "\(error)"))
+        }
+    }
+
     private func fail(_ e: GstError) {
         let (p, wasRunning) = lock.withLock { () -> (Pipeline?, Bool) in
             let was = _state == .running
@@ -143,6 +159,8 @@ public final class ChainOutput: @unchecked Sendable {
         case .push:
             let delay = lock.withLock { () -> TimeInterval in
                 _state = .retrying
+                // Back off while failures come quickly; a push that ran a while starts again from 1 s.
+                if Date().timeIntervalSince(startedAt) > 10 { retryDelay = 1 }
                 let d = retryDelay
                 retryDelay = min(30, retryDelay * 2)
                 return d
@@ -162,9 +180,9 @@ public final class ChainOutput: @unchecked Sendable {
         lock.withLock { _restarts += 1 }
         do {
             try start()
-            lock.withLock { retryDelay = 1 }
-            log("\(id): reconnected")
+            log("\(id): restarted (attempt \(restarts))")
         } catch {
+            lock.withLock { _state = .running }
             fail(error as? GstError ?? GstError(element: id, message: "\(error)"))
         }
     }
