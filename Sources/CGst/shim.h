@@ -86,4 +86,14 @@ static inline void cgst_buffer_set_pts_dts(GstBuffer *buffer, GstClockTime pts, 
     GST_BUFFER_DTS(buffer) = dts;
 }
 
+// G_VALUE_INIT and G_TYPE_STRING are macros; a token's role is set through a GValue because
+// gst_structure_set is variadic.
+static inline void cgst_structure_set_string(GstStructure *s, const gchar *field, const gchar *value) {
+    GValue v = G_VALUE_INIT;
+    g_value_init(&v, G_TYPE_STRING);
+    g_value_set_string(&v, value);
+    gst_structure_set_value(s, field, &v);
+    g_value_unset(&v);
+}
+
 #endif

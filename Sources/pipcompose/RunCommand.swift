@@ -25,6 +25,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Serve RTSP at [HOST:]PORT/PATH, e.g. 8554/pip or 0.0.0.0:8554/pip (port 0 picks a free port).")
     var rtsp: String?
 
+    @Option(help: "RTSP viewers must log in as this user (with --rtsp-password or PIPCOMPOSE_RTSP_PASSWORD).")
+    var rtspUser: String?
+
+    @Option(help: "The RTSP password (prefer the PIPCOMPOSE_RTSP_PASSWORD environment variable: options show in ps).")
+    var rtspPassword: String?
+
     @Option(help: "Record to FILE; the format comes from the extension: .mp4 (fragmented), .mkv, .ts. Repeatable.")
     var record: [String] = []
 
@@ -85,10 +91,20 @@ struct RunCommand: ParsableCommand {
         let policy = OutputSpec.ResizePolicy(rawValue: recordResize) ?? .fit
         var specs: [OutputSpec] = []
         do {
-            if let rtsp { specs.append(.rtsp(try RTSPEndpoint.parse(rtsp))) }
+            let password = rtspPassword ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_RTSP_PASSWORD"]
+            if (rtspUser == nil) != (password == nil) {
+                throw OutputSpec.Invalid(description: "--rtsp-user and a password (--rtsp-password or "
+                                         + "PIPCOMPOSE_RTSP_PASSWORD) go together")
+            }
+            if rtsp != nil || rtspUser != nil {
+                var endpoint = try rtsp.map { try RTSPEndpoint.parse($0) } ?? RTSPEndpoint()
+                endpoint.user = rtspUser
+                endpoint.password = password
+                specs.append(.rtsp(endpoint))
+            }
             for r in record { specs.append(try OutputSpec.record(r, policy: policy)) }
             for p in push { specs.append(try OutputSpec.push(p)) }
-        } catch { throw ValidationError(error.description) }
+        } catch { throw ValidationError("\(error)") }
         for p in pipeline { specs.append(.custom(path: p)) }
         return specs
     }

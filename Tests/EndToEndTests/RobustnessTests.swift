@@ -75,4 +75,20 @@ import Testing
         p.signal(SIGINT)
         #expect(p.waitForExit() == 0)
     }
+
+    @Test func aPasswordKeepsStrangersOut() throws {
+        let p = try LiveProcess(binary, ["run", "--size", "320x180", "--rtsp", "127.0.0.1:0/pip", "--rtsp-user", "alice"])
+        #expect(p.waitForExit(timeout: 30) != 0, "a user without a password must be refused")
+        let (live, url) = try startLive(["--rtsp-user", "alice", "--rtsp-password", "s3cret"])
+        let u = try #require(url)
+        let port = try #require(URLComponents(string: u)?.port)
+        let stranger = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width",
+                                 "-of", "csv=p=0", u])
+        #expect(stranger.status != 0 && stranger.err.contains("401"), "\(stranger.err)")
+        let friend = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width",
+                               "-of", "csv=p=0", "rtsp://alice:s3cret@127.0.0.1:\(port)/pip"])
+        #expect(friend.out.trimmingCharacters(in: .whitespacesAndNewlines) == "640", "\(friend.err)")
+        live.signal(SIGINT)
+        #expect(live.waitForExit() == 0)
+    }
 }

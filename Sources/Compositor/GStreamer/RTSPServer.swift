@@ -42,6 +42,9 @@ public final class RTSPServer: @unchecked Sendable {
         Signals.connect(UnsafeMutableRawPointer(factory), "media-configure") { [weak self] _, media in
             self?.configure(media: media!.assumingMemoryBound(to: GstRTSPMedia.self))
         }
+        if let user = endpoint.user, let password = endpoint.password {
+            Self.requireBasicAuth(server: server, factory: factory, user: user, password: password)
+        }
         gst_rtsp_mount_points_add_factory(mounts, endpoint.path, factory)
         g_object_unref(UnsafeMutableRawPointer(mounts))
         Signals.connect(UnsafeMutableRawPointer(server), "client-connected") { [weak self] _, client in
@@ -58,6 +61,27 @@ public final class RTSPServer: @unchecked Sendable {
         g_main_loop_unref(loop)
         g_main_context_unref(context)
         g_object_unref(UnsafeMutableRawPointer(server))
+    }
+
+    /// Viewers must give `user`/`password` (HTTP Basic); others get 401.
+    private static func requireBasicAuth(server: UnsafeMutablePointer<GstRTSPServer>,
+                                         factory: UnsafeMutablePointer<GstRTSPMediaFactory>,
+                                         user: String, password: String) {
+        let role = "viewer"
+        let auth = gst_rtsp_auth_new()!
+        let basic = gst_rtsp_auth_make_basic(user, password)
+        let token = gst_rtsp_token_new_empty()!
+        cgst_structure_set_string(gst_rtsp_token_writable_structure(token), "media.factory.role", role)
+        gst_rtsp_auth_add_basic(auth, basic, token)
+        g_free(basic)
+        gst_rtsp_token_unref(token)
+        gst_rtsp_server_set_auth(server, auth)
+        g_object_unref(UnsafeMutableRawPointer(auth))
+        let permissions = gst_rtsp_permissions_new()!
+        gst_rtsp_permissions_add_permission_for_role(permissions, role, "media.factory.access", 1)
+        gst_rtsp_permissions_add_permission_for_role(permissions, role, "media.factory.construct", 1)
+        gst_rtsp_media_factory_set_permissions(factory, permissions)
+        gst_rtsp_permissions_unref(permissions)
     }
 
     public var viewers: Int { lock.withLock { _viewers } }

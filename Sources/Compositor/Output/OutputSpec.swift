@@ -24,6 +24,7 @@ public enum OutputSpec: Sendable, Equatable {
 
     public struct Invalid: Error, CustomStringConvertible {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     /// `--record FILE`: the format comes from the extension; the folder must be writable.
