@@ -96,4 +96,13 @@ static inline void cgst_structure_set_string(GstStructure *s, const gchar *field
     g_value_unset(&v);
 }
 
+// gst_tag_list_new is variadic: a tag list holding only a title.
+static inline GstTagList *cgst_tag_list_new_title(const gchar *title) {
+    return gst_tag_list_new(GST_TAG_TITLE, title, NULL);
+}
+
+// GST_IS_TAG_SETTER / GST_TAG_SETTER are type-check and cast macros.
+static inline gboolean cgst_is_tag_setter(GstElement *element) { return GST_IS_TAG_SETTER(element); }
+static inline GstTagSetter *cgst_tag_setter(GstElement *element) { return GST_TAG_SETTER(element); }
+
 #endif

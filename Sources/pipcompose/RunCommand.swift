@@ -58,6 +58,15 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Frames between key frames (default: one second).")
     var keyint: Int?
 
+    @Option(help: "Serve the HTTP control API at [HOST:]PORT (port 0 picks a free one).")
+    var control: String = "127.0.0.1:8555"
+
+    @Option(help: "Bearer token the control API requires; needed to listen on a non-loopback address.")
+    var controlToken: String?
+
+    @Flag(help: "Do not serve the control API.")
+    var noControl = false
+
     @Option(help: "Print a status line (frames, drops, each output) every this many seconds; 0 = never.")
     var statusEvery: Double = 0
 
@@ -85,6 +94,16 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--pipeline '\(p)': no such readable file")
         }
         _ = try outputs()
+        if !noControl {
+            do {
+                let (host, _) = try ControlServer.parseAddress(control)
+                let loopback = ["127.0.0.1", "localhost", "::1"].contains(host)
+                if !loopback && (controlToken ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_CONTROL_TOKEN"] ?? "").isEmpty {
+                    throw ValidationError("the control API on \(host) is reachable from other machines: give "
+                                          + "--control-token TOKEN (or PIPCOMPOSE_CONTROL_TOKEN)")
+                }
+            } catch let e as ControlError { throw ValidationError(e.message) }
+        }
     }
 
     func outputs() throws -> [OutputSpec] {
@@ -126,7 +145,23 @@ struct RunCommand: ParsableCommand {
         }
         let stopper = Stopper(session: session)
         stopper.installSignalHandlers()
-        do { try session.start() } catch { throw UserError("cannot start: \(error)") }
+        var server: ControlServer?
+        if !noControl {
+            do {
+                let (host, port) = try ControlServer.parseAddress(control)
+                let token = controlToken ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_CONTROL_TOKEN"]
+                let s = try ControlServer(session: session, host: host, port: port, token: token)
+                try s.start()
+                server = s
+            } catch { throw UserError("\(error)") }
+        }
+        let controlServer = server
+        stopper.onStop = { controlServer?.stop() }
+        do { try session.start() } catch {
+            server?.stop()
+            throw UserError("cannot start: \(error)")
+        }
+        if let server { print("control \(server.url)") }
         if let rtsp = session.rtsp { print("serving \(rtsp.url)") }
         for c in session.chains { print("output \(c.id)") }
         print("\(options.size) at \(options.fps) fps; type 'resize WxH' + Enter to resize, Ctrl-C to stop")
@@ -159,6 +194,9 @@ final class Stopper: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "signals")
 
+    /// Runs once the session has stopped (closes the control API).
+    var onStop: (@Sendable () -> Void)?
+
     init(session: LiveSession) { self.session = session }
 
     func installSignalHandlers() {
@@ -187,6 +225,7 @@ final class Stopper: @unchecked Sendable {
         guard first else { return }
         FileHandle.standardError.write(Data("\(reason): finalizing outputs…\n".utf8))
         let ok = session.stop()
+        onStop?()
         lock.withLock { result = ok }
         done.signal()
     }

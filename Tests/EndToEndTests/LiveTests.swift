@@ -4,6 +4,7 @@ import Testing
 /// Starts `pipcompose run` with a free RTSP port and waits until it serves; returns the process and URL.
 func startLive(_ args: [String], rtsp: Bool = true) throws -> (LiveProcess, String?) {
     var all = ["run", "--size", "640x360", "--status-every", "0.5"] + args
+    if !args.contains("--control") { all += ["--control", "127.0.0.1:0"] }
     if rtsp { all += ["--rtsp", "127.0.0.1:0/pip"] }
     let p = try LiveProcess(binary, all)
     guard p.waitForLine(timeout: 30, { $0.contains(" at ") && $0.contains(" fps") }) != nil else {
@@ -12,6 +13,11 @@ func startLive(_ args: [String], rtsp: Bool = true) throws -> (LiveProcess, Stri
     }
     let url = p.stdout.first { $0.hasPrefix("serving ") }.map { String($0.dropFirst("serving ".count)) }
     return (p, url)
+}
+
+/// The control URL a started instance printed.
+func controlURL(_ p: LiveProcess) -> String? {
+    p.stdout.first { $0.hasPrefix("control ") }.map { String($0.dropFirst("control ".count)) }
 }
 
 /// Frames an output reported in the end-of-run summary ("record:/x.mp4: 123 frames, …").
@@ -132,7 +138,7 @@ func summaryFrames(_ p: LiveProcess, _ output: String) -> Int? {
 
 @Suite struct LiveBadInputTests {
     func refused(_ args: [String], _ words: String) throws {
-        let r = try pipcompose(["run", "--size", "320x180", "--duration", "1"] + args)
+        let r = try pipcompose(["run", "--no-control", "--size", "320x180", "--duration", "1"] + args)
         #expect(r.status != 0, "accepted \(args)")
         #expect((r.stderr + r.stdout).contains(words), "\(args): \(r.stderr)")
     }
@@ -158,7 +164,7 @@ func summaryFrames(_ p: LiveProcess, _ output: String) -> Int? {
         let (first, url) = try startLive([])
         let u = try #require(url)
         let port = try #require(URLComponents(string: u)?.port)
-        let r = try pipcompose(["run", "--size", "320x180", "--duration", "1", "--rtsp", "127.0.0.1:\(port)/pip"])
+        let r = try pipcompose(["run", "--no-control", "--size", "320x180", "--duration", "1", "--rtsp", "127.0.0.1:\(port)/pip"])
         #expect(r.status != 0)
         #expect(r.stderr.contains("port is in use"), "\(r.stderr)")
         first.signal(SIGINT)
@@ -168,7 +174,7 @@ func summaryFrames(_ p: LiveProcess, _ output: String) -> Int? {
     @Test func anUnreachablePushFailsAloneAndTheRecordingCompletes() throws {
         let dir = try TempDir()
         let file = dir.file("ok.ts")
-        let r = try pipcompose(["run", "--size", "320x180", "--duration", "3", "--record", file,
+        let r = try pipcompose(["run", "--no-control", "--size", "320x180", "--duration", "3", "--record", file,
                                 "--push", "rtsp://127.0.0.1:9/nothing"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("push:rtsp://127.0.0.1:9/nothing"), "\(r.stderr)")

@@ -32,10 +32,10 @@ import Testing
         matroskamux
         filesink location=\(out)
         """.write(toFile: pipeline, atomically: true, encoding: .utf8)
-        let r = try pipcompose(["run", "--size", "320x180", "--duration", "2", "--pipeline", pipeline])
+        let r = try pipcompose(["run", "--no-control", "--size", "320x180", "--duration", "2", "--pipeline", pipeline])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try decodedFrames(out) == 60)
-        let dump = try pipcompose(["run", "--size", "320x180", "--pipeline", pipeline, "--dump-pipeline"])
+        let dump = try pipcompose(["run", "--no-control", "--size", "320x180", "--pipeline", pipeline, "--dump-pipeline"])
         #expect(dump.stdout.contains("appsrc name=in ! h264parse ! matroskamux ! filesink location=\(out)"))
         #expect(dump.stdout.contains("x264enc name=encoder tune=zerolatency"))
     }
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func aPasswordKeepsStrangersOut() throws {
-        let p = try LiveProcess(binary, ["run", "--size", "320x180", "--rtsp", "127.0.0.1:0/pip", "--rtsp-user", "alice"])
+        let p = try LiveProcess(binary, ["run", "--no-control", "--size", "320x180", "--rtsp", "127.0.0.1:0/pip", "--rtsp-user", "alice"])
         #expect(p.waitForExit(timeout: 30) != 0, "a user without a password must be refused")
         let (live, url) = try startLive(["--rtsp-user", "alice", "--rtsp-password", "s3cret"])
         let u = try #require(url)

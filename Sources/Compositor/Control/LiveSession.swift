@@ -1,6 +1,13 @@
 import CGst
 import Foundation
 
+/// Remembers the last viewer count, to tell a join from a leave.
+final class ViewerCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last = 0
+    func update(_ n: Int) -> Bool { lock.withLock { defer { last = n }; return n > last } }
+}
+
 /// A running pipcompose: the renderer and frame loop, one encoder per distinct output size, the outputs.
 ///
 /// Start-up checks everything that can be checked before the first frame (pipelines parse, encoders exist,
@@ -9,6 +16,8 @@ import Foundation
 public final class LiveSession: @unchecked Sendable {
     public let options: LiveOptions
     public let renderer: Renderer
+    public let playback: Playback
+    public let events = EventBus()
     private let log: @Sendable (String) -> Void
     private let lock = NSLock()
     private var encoderKind = EncoderSettings.Kind.x264
@@ -17,7 +26,7 @@ public final class LiveSession: @unchecked Sendable {
     private var fixedEncoders: [PixelSize: Encoder] = [:]
     public private(set) var chains: [ChainOutput] = []
     public private(set) var rtsp: RTSPOutput?
-    private var loop: FrameLoop?
+    private(set) var loop: FrameLoop?
     private var splitCounters: [String: Int] = [:]
     /// Frames the live encoder produced, kept after it is gone for the end-of-run summary.
     private var finalEncoded: UInt64 = 0
@@ -31,6 +40,7 @@ public final class LiveSession: @unchecked Sendable {
         var scene = options.scene
         scene.fps = options.fps
         renderer = Renderer(scene: scene, size: options.size, warn: { log("warning: \($0)") })
+        playback = Playback(timeline: scene.timeline)
     }
 
     /// Builds every pipeline's text and checks what can be checked without starting. Returns the text of
@@ -49,8 +59,14 @@ public final class LiveSession: @unchecked Sendable {
             switch spec {
             case .rtsp(let endpoint):
                 guard rtsp == nil else { throw OutputSpec.Invalid(description: "only one --rtsp endpoint per process") }
+                let events = self.events
+                let counter = ViewerCounter()
                 let out = try RTSPOutput(endpoint: endpoint, template: try PipelineTemplate.load("rtsp-media"),
-                                         title: options.scene.title, onViewers: { [log] n in log("rtsp: \(n) viewer(s)") })
+                                         title: options.scene.title, onViewers: { [log] n in
+                    log("rtsp: \(n) viewer(s)")
+                    let joined = counter.update(n)
+                    events.publish(joined ? "viewerJoined" : "viewerLeft", ["viewers": String(n)])
+                })
                 rtsp = out
                 dump.append(("rtsp \(endpoint.url)", out.mediaLaunch))
             default:
@@ -64,17 +80,25 @@ public final class LiveSession: @unchecked Sendable {
     }
 
     private func makeChain(_ spec: OutputSpec, index: Int, path override: String?) throws -> ChainOutput {
+        let out = try makeChainOutput(spec, index: index, path: override)
+        out.title = options.scene.title
+        let events = self.events
+        out.onEvent = { type, details in events.publish(type, details) }
+        return out
+    }
+
+    private func makeChainOutput(_ spec: OutputSpec, index: Int, path override: String?) throws -> ChainOutput {
         let tags = PipelineTemplate.titleTags(options.scene.title)
         switch spec {
         case .record(let path, let format, _):
             let location = override ?? path
             return ChainOutput(id: "record:\(location)", spec: spec,
                                template: try PipelineTemplate.load("record-\(format.rawValue)"),
-                               values: ["location": PipelineTemplate.quoted(location), "tags": tags],
+                               values: ["location": PipelineTemplate.quoted(location)],
                                maxQueued: options.fps * 2, log: log)
         case .push(let url, let scheme):
             return ChainOutput(id: "push:\(url)", spec: spec, template: try PipelineTemplate.load("push-\(scheme)"),
-                               values: ["location": PipelineTemplate.quoted(url), "tags": tags],
+                               values: ["location": PipelineTemplate.quoted(url)],
                                maxQueued: options.fps / 2, log: log)
         case .custom(let path):
             return ChainOutput(id: "pipeline:\(URL(fileURLWithPath: path).lastPathComponent)#\(index)", spec: spec,
@@ -97,11 +121,13 @@ public final class LiveSession: @unchecked Sendable {
         if encoderTemplate == nil { try prepare() }
         // The RTSP port first: a port in use stops us before any file is created.
         try rtsp?.start()
-        let loop = try FrameLoop(renderer: renderer, fps: options.fps, duration: options.duration,
+        let loop = try FrameLoop(renderer: renderer, fps: options.fps, duration: options.duration, playback: playback,
                                  encoders: { [weak self] in self?.allEncoders() ?? [] },
                                  willResize: { [weak self] size, caps in self?.willResize(to: size, rawCaps: caps) },
                                  log: log)
         self.loop = loop
+        let events = self.events
+        loop.onFirstFrame = { events.publish("firstFrame") }
         let live = try makeEncoder(fixed: nil, rawCaps: loop.rawCaps)
         lock.withLock { liveEncoder = live }
         if let rtsp {
@@ -204,6 +230,50 @@ public final class LiveSession: @unchecked Sendable {
             }
         }
         log("resized to \(size)")
+        events.publish("resized", ["width": String(size.width), "height": String(size.height)])
+    }
+
+    /// Starts a recording or a push while running (`ctl record start FILE`), with willStart/didStart or
+    /// failedToStart events. Returns the output's id.
+    @discardableResult
+    public func startOutput(_ spec: OutputSpec) throws(ControlError) -> String {
+        guard let live = lock.withLock({ liveEncoder }) else { throw .conflict("not running") }
+        if case .rtsp = spec { throw .bad("the RTSP server is configured at start (--rtsp)") }
+        let out: ChainOutput
+        do {
+            out = try makeChain(spec, index: lock.withLock { chains.count }, path: nil)
+            _ = try out.prepare()
+        } catch {
+            throw .unprocessable("\(error)")
+        }
+        if lock.withLock({ chains.contains { $0.id == out.id && $0.state != .stopped } }) {
+            throw .conflict("\(out.id) is already running")
+        }
+        events.publish("willStart", ["output": out.id])
+        if case .record(_, let format, _) = spec, format.fixedSize { out.fileSize = renderer.size }
+        out.source = live
+        do {
+            try out.startOrRetry()
+        } catch {
+            events.publish("failedToStart", ["output": out.id, "reason": "\(error)"])
+            throw .unprocessable("cannot start \(out.id): \(error)")
+        }
+        live.subscribe(out) { [weak out] b, c in out?.deliver(b, c) }
+        lock.withLock { chains.append(out) }
+        events.publish("didStart", ["output": out.id])
+        return out.id
+    }
+
+    /// Ends one output (its file is finalized) while the rest run on.
+    public func stopOutput(id: String) throws(ControlError) {
+        guard let out = lock.withLock({ chains.first { $0.id == id && $0.state != .stopped } }) else {
+            let ids = lock.withLock { chains.filter { $0.state != .stopped }.map(\.id) }
+            throw .notFound("no running output '\(id)'; running: \(ids.isEmpty ? "none" : ids.joined(separator: ", "))")
+        }
+        events.publish("willStop", ["output": id])
+        out.source?.unsubscribe(out)
+        let ok = out.finish()
+        events.publish("didStop", ["output": id, "finalized": ok ? "true" : "false"])
     }
 
     /// Blocks until the frame loop ends by itself (`duration`).

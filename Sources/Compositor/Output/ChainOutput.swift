@@ -34,6 +34,10 @@ public final class ChainOutput: @unchecked Sendable {
     public var fileSize: PixelSize?
     /// How many frames the output may queue before it drops (a recording tolerates a slow disk longer).
     let maxQueued: Int
+    /// Written into the container by the element named `mux`, when it takes tags.
+    public var title: String?
+    /// Told of failures and recoveries (the session turns them into control events).
+    public var onEvent: (@Sendable (String, [String: String]) -> Void)?
 
     public init(id: String, spec: OutputSpec, template: PipelineTemplate, values: [String: String],
                 maxQueued: Int, log: @escaping @Sendable (String) -> Void) {
@@ -69,6 +73,14 @@ public final class ChainOutput: @unchecked Sendable {
             throw GstError(element: id, message: "\(template.path) needs an 'appsrc name=in' to receive the stream")
         }
         let input = AppSource(takingOwnership: src, maxBuffers: maxQueued, leaky: true)
+        // The title goes to the muxer as a global tag (MP4 udta, Matroska segment tags), where players show it.
+        if let title, let mux = p.element(named: "mux") {
+            if cgst_is_tag_setter(mux) != 0, let tags = cgst_tag_list_new_title(title) {
+                gst_tag_setter_merge_tags(cgst_tag_setter(mux), tags, GST_TAG_MERGE_REPLACE)
+                gst_tag_list_unref(tags)
+            }
+            gst_object_unref(UnsafeMutableRawPointer(mux))
+        }
         lock.withLock {
             self.pipeline = p
             self.input = input
@@ -153,6 +165,7 @@ public final class ChainOutput: @unchecked Sendable {
             return (p, was)
         }
         guard wasRunning else { return }
+        onEvent?("outputFailed", ["output": id, "reason": e.description])
         // Tear down off the bus thread: stopping a pipeline joins work its own bus thread is part of.
         DispatchQueue.global().async { p?.stop(drain: false) }
         switch spec {
@@ -181,6 +194,7 @@ public final class ChainOutput: @unchecked Sendable {
         do {
             try start()
             log("\(id): restarted (attempt \(restarts))")
+            onEvent?("outputRecovered", ["output": id, "attempt": String(restarts)])
         } catch {
             lock.withLock { _state = .running }
             fail(error as? GstError ?? GstError(element: id, message: "\(error)"))

@@ -18,6 +18,12 @@ public final class FrameLoop: @unchecked Sendable {
 
     public let renderer: Renderer
     public let clock: FrameClock
+    /// Scene time under play/pause/skip.
+    public let playback: Playback
+    /// Work for the loop thread, run before the next frame: widget updates must not race with drawing.
+    private var commands: [(Renderer, Double) -> Void] = []
+    /// Called on the loop thread after the first frame went out.
+    public var onFirstFrame: (@Sendable () -> Void)?
     public let duration: Double?
     private let lock = NSLock()
     private var producer: FrameProducer
@@ -32,9 +38,11 @@ public final class FrameLoop: @unchecked Sendable {
     private let willResize: (PixelSize, String) -> Void
     private let log: @Sendable (String) -> Void
 
-    public init(renderer: Renderer, fps: Int, duration: Double?, encoders: @escaping @Sendable () -> [Encoder],
+    public init(renderer: Renderer, fps: Int, duration: Double?, playback: Playback,
+                encoders: @escaping @Sendable () -> [Encoder],
                 willResize: @escaping (PixelSize, String) -> Void, log: @escaping @Sendable (String) -> Void) throws {
         self.renderer = renderer
+        self.playback = playback
         clock = FrameClock(fps: fps)
         self.duration = duration
         producer = try FrameProducer(size: renderer.size, fps: fps)
@@ -51,6 +59,14 @@ public final class FrameLoop: @unchecked Sendable {
     public func requestResize(_ size: PixelSize) {
         lock.withLock { pendingSize = size }
     }
+
+    /// Runs `command` on the loop thread before the next frame, with the scene time of that frame.
+    public func perform(_ command: @escaping (Renderer, Double) -> Void) {
+        lock.withLock { commands.append(command) }
+    }
+
+    /// Running time now, in seconds.
+    public var runningSeconds: Double { Double(clock.runningTime) / 1e9 }
 
     public func start() {
         clock.start()
@@ -80,6 +96,7 @@ public final class FrameLoop: @unchecked Sendable {
     private func run() {
         let frameNs = clock.frameNanoseconds
         var n: Int64 = 0
+        var sentFirst = false
         while true {
             let (stop, resize) = lock.withLock { () -> (Bool, PixelSize?) in
                 let r = pendingSize
@@ -89,6 +106,8 @@ public final class FrameLoop: @unchecked Sendable {
             if stop { break }
             var target = clock.time(ofFrame: n)
             if let duration, Double(target) / 1e9 >= duration - 1e-9 { break }
+            // A finite scene ends at its end.
+            if n > 0 && playback.ended(at: Double(target) / 1e9) { break }
             let now = clock.wait(until: target)
             // More than a frame late: skip the frames whose time has passed, and count them.
             if now > target + frameNs {
@@ -111,7 +130,14 @@ public final class FrameLoop: @unchecked Sendable {
                     log("resize to \(resize) failed: \(error); keeping \(renderer.size)")
                 }
             }
-            let time = FrameTime(frame: n, media: Double(target) / 1e9, wall: Date())
+            let media = playback.media(at: Double(target) / 1e9)
+            let pending = lock.withLock { () -> [(Renderer, Double) -> Void] in
+                let c = commands
+                commands = []
+                return c
+            }
+            for c in pending { c(renderer, media) }
+            let time = FrameTime(frame: n, media: media, wall: Date(), paused: playback.isPaused)
             let buffer: UnsafeMutablePointer<GstBuffer>
             do {
                 let (b, drawn) = try producer.produce(renderer, at: time)
@@ -127,6 +153,10 @@ public final class FrameLoop: @unchecked Sendable {
             for e in encoders() { e.push(buffer) }
             gst_buffer_unref(buffer)
             lock.withLock { _stats.frame = n }
+            if !sentFirst {
+                sentFirst = true
+                onFirstFrame?()
+            }
             n += 1
         }
     }

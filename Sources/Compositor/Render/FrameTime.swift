@@ -8,11 +8,14 @@ public struct FrameTime: Sendable, Equatable {
     public var frame: Int64
     public var media: Double
     public var wall: Date
+    /// Playback is paused: animations stand still and players show their paused glyph.
+    public var paused: Bool
 
-    public init(frame: Int64 = 0, media: Double, wall: Date) {
+    public init(frame: Int64 = 0, media: Double, wall: Date, paused: Bool = false) {
         self.frame = frame
         self.media = media
         self.wall = wall
+        self.paused = paused
     }
 }
 

@@ -217,7 +217,7 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         // Glyph: a triangle while playing, two bars while paused; drawn as shapes so no font can miss them.
         let g = r.height * 0.7
         let gy = r.y + (r.height - g) / 2
-        if config.playing {
+        if config.playing && !time.paused {
             canvas.fillPolygon([(r.x, gy), (r.x + g * 0.87, gy + g / 2), (r.x, gy + g)], style.color)
         } else {
             canvas.fill(Rect(x: r.x, y: gy, width: g * 0.3, height: g), style.color)
@@ -253,6 +253,6 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         let barPixels = barTrack.map { filledPixels($0, position: pos) } ?? 0
         // The texts themselves: elapsed and remaining time change at different instants.
         return AnyHashable([Self.clock(pos), Self.clock(max(0, config.duration - pos)), String(Int(barPixels)),
-                            config.playing ? "1" : "0", String(version)])
+                            config.playing && !time.paused ? "1" : "0", String(version)])
     }
 }

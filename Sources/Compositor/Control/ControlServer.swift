@@ -1,0 +1,240 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The HTTP/JSON control API of a running session (Hummingbird). Loopback by default; any other address
+/// needs a bearer token. Every refusal is a 4xx with `{"error": {"message": …}}` naming the problem, and no
+/// request can stop the stream. See docs/openapi.yaml.
+public final class ControlServer: @unchecked Sendable {
+    public let session: LiveSession
+    public let host: String
+    public let port: Int
+    public let token: String?
+    public private(set) var boundPort = 0
+    private var task: Task<Void, Never>?
+
+    /// Bodies larger than this are refused (413).
+    public static let maxBody = 1 << 20
+
+    public init(session: LiveSession, host: String, port: Int, token: String?) throws(ControlError) {
+        let loopback = ["127.0.0.1", "localhost", "::1"].contains(host)
+        if !loopback && (token ?? "").isEmpty {
+            throw .bad("the control API on \(host) (not loopback) needs --control-token TOKEN")
+        }
+        self.session = session
+        self.host = host
+        self.port = port
+        self.token = token
+    }
+
+    /// Parses `[HOST:]PORT`.
+    public static func parseAddress(_ text: String) throws(ControlError) -> (String, Int) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        let host = parts.count == 2 ? String(parts[0]) : "127.0.0.1"
+        guard parts.count <= 2, let port = Int(parts.last ?? ""), (0...65535).contains(port) else {
+            throw .bad("invalid --control '\(text)': expected [HOST:]PORT, e.g. 8555 or 127.0.0.1:8555")
+        }
+        return (host.isEmpty ? "127.0.0.1" : host, port)
+    }
+
+    /// Binds and serves; throws when the port cannot be had.
+    public func start() throws {
+        let ready = DispatchSemaphore(value: 0)
+        final class Outcome: @unchecked Sendable { var port = 0; var error: (any Error)? }
+        let outcome = Outcome()
+        let app = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "pipcompose"),
+            onServerRunning: { channel in
+                outcome.port = channel.localAddress?.port ?? 0
+                ready.signal()
+            },
+            logger: {
+                var l = Logger(label: "pipcompose.control")
+                l.logLevel = .warning
+                return l
+            }()
+        )
+        task = Task {
+            do { try await app.runService(gracefulShutdownSignals: []) } catch {
+                outcome.error = error
+                ready.signal()
+            }
+        }
+        if ready.wait(timeout: .now() + 10) == .timedOut {
+            throw ControlError(500, "the control API did not start within 10 s")
+        }
+        if let error = outcome.error {
+            throw ControlError(500, "cannot serve the control API on \(host):\(port): \(error); choose another "
+                               + "port with --control PORT (another pipcompose?)")
+        }
+        boundPort = outcome.port
+    }
+
+    public var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(boundPort)" }
+
+    public func stop() {
+        session.events.finish()
+        task?.cancel()
+        task = nil
+    }
+
+    // MARK: - Routes
+
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        if let token, !token.isEmpty { router.add(middleware: BearerMiddleware(token: token)) }
+        let session = self.session
+        router.get("/v1/status") { _, _ in try Self.json(StatusPayload(session.status, session: session)) }
+        router.post("/v1/resize") { request, _ in
+            let body = try await Self.body(request)
+            let size: PixelSize
+            if case .string(let s)? = body["size"] {
+                do { size = try RenderSize.parse(s) } catch { throw HTTPError(.badRequest, message: "\(error)") }
+            } else if case .number(let w)? = body["width"], case .number(let h)? = body["height"] {
+                guard w.isFinite, h.isFinite, abs(w) < 1e6, abs(h) < 1e6 else {
+                    throw HTTPError(.badRequest, message: "width and height must be whole numbers of pixels")
+                }
+                do { size = try RenderSize.check(PixelSize(width: Int(w), height: Int(h))) } catch {
+                    throw HTTPError(.badRequest, message: "\(error)")
+                }
+            } else {
+                throw HTTPError(.badRequest, message: "expected {\"size\": \"WxH\"} or {\"width\": W, \"height\": H}")
+            }
+            session.resize(to: size)
+            return try Self.json(["requested": size.description])
+        }
+        router.post("/v1/pause") { _, _ in
+            session.pause()
+            return try Self.json(["state": "paused"])
+        }
+        router.post("/v1/play") { _, _ in
+            session.play()
+            return try Self.json(["state": "playing"])
+        }
+        router.post("/v1/skip") { request, _ in
+            let body = try await Self.body(request, allowEmpty: true)
+            var seconds = 15.0
+            if let v = body["seconds"] {
+                guard case .number(let n) = v, n.isFinite else {
+                    throw HTTPError(.badRequest, message: "'seconds' must be a number, got \(v.kind)")
+                }
+                seconds = n
+            }
+            do { return try Self.json(["media": try session.skip(by: seconds)]) } catch { throw Self.http(error) }
+        }
+        router.patch("/v1/widgets/:id") { request, context in
+            let id = context.parameters.get("id") ?? ""
+            let body = try await Self.body(request)
+            do { try session.updateWidget(id: id, properties: body) } catch { throw Self.http(error) }
+            return try Self.json(["updated": id])
+        }
+        router.post("/v1/outputs") { request, _ in
+            let body = try await Self.body(request)
+            let spec: OutputSpec
+            do {
+                if case .string(let path)? = body["record"] {
+                    var policy = OutputSpec.ResizePolicy.fit
+                    if case .string(let p)? = body["resize"] {
+                        guard let r = OutputSpec.ResizePolicy(rawValue: p) else {
+                            throw HTTPError(.badRequest, message: "'resize' must be fit or split")
+                        }
+                        policy = r
+                    }
+                    spec = try OutputSpec.record(path, policy: policy)
+                } else if case .string(let url)? = body["push"] {
+                    spec = try OutputSpec.push(url)
+                } else {
+                    throw HTTPError(.badRequest, message: "expected {\"record\": \"FILE\"} or {\"push\": \"URL\"}")
+                }
+            } catch let e as OutputSpec.Invalid {
+                throw HTTPError(.unprocessableContent, message: e.description)
+            }
+            do { return try Self.json(["started": try session.startOutput(spec)]) } catch { throw Self.http(error) }
+        }
+        router.delete("/v1/outputs") { request, _ in
+            guard let id = request.uri.queryParameters.get("id") else {
+                throw HTTPError(.badRequest, message: "give the output as ?id=… (see status)")
+            }
+            do { try session.stopOutput(id: id) } catch { throw Self.http(error) }
+            return try Self.json(["stopped": id])
+        }
+        router.get("/v1/frame.png") { request, _ in
+            var size: PixelSize?
+            if let s = request.uri.queryParameters.get("size") {
+                do { size = try RenderSize.parse(s) } catch { throw HTTPError(.badRequest, message: "\(error)") }
+            }
+            let png = try session.framePNG(size: size)
+            return Response(status: .ok, headers: [.contentType: "image/png"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: png)))
+        }
+        router.get("/v1/events") { _, _ in
+            let stream = session.events.subscribe()
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+                            body: .init { writer in
+                                try await writer.write(ByteBuffer(string: ": pipcompose events\n\n"))
+                                for await event in stream {
+                                    let data = String(decoding: try encoder.encode(event), as: UTF8.self)
+                                    try await writer.write(ByteBuffer(string: "event: \(event.type)\ndata: \(data)\n\n"))
+                                }
+                                try await writer.finish(nil)
+                            })
+        }
+        return router
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return Response(status: .ok, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
+    /// A JSON object body of at most 1 MB.
+    static func body(_ request: Request, allowEmpty: Bool = false) async throws -> [String: JSONValue] {
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: maxBody) } catch {
+            throw HTTPError(.contentTooLarge, message: "the body is larger than 1 MB")
+        }
+        if buffer.readableBytes == 0 && allowEmpty { return [:] }
+        do {
+            return try JSONDecoder().decode([String: JSONValue].self, from: Data(buffer.readableBytesView))
+        } catch DecodingError.typeMismatch {
+            throw HTTPError(.badRequest, message: "expected a JSON object")
+        } catch {
+            throw HTTPError(.badRequest, message: "malformed JSON: \(describe(error))")
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let c) = error {
+            return (c.underlyingError.map { "\($0)" } ?? c.debugDescription)
+        }
+        return "\(error)"
+    }
+
+    static func http(_ error: any Error) -> HTTPError {
+        if let e = error as? ControlError {
+            return HTTPError(HTTPResponse.Status(code: e.status), message: e.message)
+        }
+        return HTTPError(.internalServerError, message: "\(error)")
+    }
+}
+
+/// Requires `Authorization: Bearer TOKEN` on every request.
+struct BearerMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let token: String
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.headers[.authorization] == "Bearer \(token)" else {
+            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"],
+                            message: "missing or wrong bearer token (Authorization: Bearer TOKEN)")
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,40 @@
+/// The JSON of `GET /v1/status`.
+public struct StatusPayload: Codable, Sendable {
+    public struct Output: Codable, Sendable {
+        public var id: String
+        public var state: String
+        public var frames: UInt64
+        public var dropped: UInt64
+        public var bytes: UInt64
+    }
+
+    public var state: String
+    public var width: Int
+    public var height: Int
+    public var fps: Int
+    public var frame: Int64
+    public var rendered: UInt64
+    public var repeated: UInt64
+    public var dropped: UInt64
+    public var sceneTime: Double
+    public var live: Bool
+    public var viewers: Int
+    public var uptime: Double
+    public var outputs: [Output]
+
+    public init(_ s: LiveSession.Status, session: LiveSession) {
+        state = session.playback.isPaused ? "paused" : "playing"
+        width = s.size.width
+        height = s.size.height
+        fps = session.options.fps
+        frame = s.frame
+        rendered = s.rendered
+        repeated = s.repeated
+        dropped = s.dropped
+        sceneTime = session.loop.map { session.playback.media(at: $0.runningSeconds) } ?? 0
+        live = session.playback.duration == nil
+        viewers = s.viewers
+        uptime = s.uptime
+        outputs = s.outputs.map { Output(id: $0.id, state: $0.state, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes) }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// Turns a JSON object of widget properties into a change applied on the render thread, after checking
+/// every property against the widget's type: unknown ids, unknown properties and wrong types are refused
+/// before anything changes.
+public enum WidgetUpdate {
+    /// Properties each widget type takes.
+    public static let properties: [String: [String]] = [
+        "ticker": ["items", "text"],
+        "nowplaying": ["title", "artist", "album", "artwork", "duration", "position", "playing"],
+        "image": ["source"],
+        "clock": ["timezone"],
+        "text": ["text"],
+        "timecode": [],
+    ]
+
+    static func typeName(_ kind: Scene.WidgetSpec.Kind) -> String {
+        switch kind {
+        case .clock: "clock"
+        case .ticker: "ticker"
+        case .nowPlaying: "nowplaying"
+        case .image: "image"
+        case .text: "text"
+        case .timecode: "timecode"
+        }
+    }
+
+    /// Checks `body` for widget `id` of `scene`; returns the change to run on the render thread.
+    public static func prepare(scene: Scene, id: String, body: [String: JSONValue],
+                               current: (any Widget)?) throws(ControlError) -> (Renderer, Double) -> Void {
+        guard let spec = scene.widgets.first(where: { $0.id == id }) else {
+            throw .notFound("no widget '\(id)'; widgets: \(scene.widgets.map(\.id).joined(separator: ", "))")
+        }
+        let type = typeName(spec.kind)
+        let allowed = properties[type] ?? []
+        if body.isEmpty { throw .bad("no properties given; a \(type) widget takes: \(allowed.joined(separator: ", "))") }
+        for key in body.keys where !allowed.contains(key) {
+            throw .bad("widget '\(id)' (\(type)) has no property '\(key)'"
+                       + (allowed.isEmpty ? "; it takes none" : "; it takes: \(allowed.joined(separator: ", "))"))
+        }
+        func string(_ k: String) throws(ControlError) -> String? {
+            guard let v = body[k] else { return nil }
+            guard case .string(let s) = v else { throw .bad("'\(k)' must be a string, got \(v.kind)") }
+            return s
+        }
+        func number(_ k: String, _ range: ClosedRange<Double>) throws(ControlError) -> Double? {
+            guard let v = body[k] else { return nil }
+            guard case .number(let d) = v else { throw .bad("'\(k)' must be a number, got \(v.kind)") }
+            guard d.isFinite, range.contains(d) else {
+                throw .bad("'\(k)' must be in \(Int(range.lowerBound))...\(Int(range.upperBound)), got \(d)")
+            }
+            return d
+        }
+        func bool(_ k: String) throws(ControlError) -> Bool? {
+            guard let v = body[k] else { return nil }
+            guard case .bool(let b) = v else { throw .bad("'\(k)' must be true or false, got \(v.kind)") }
+            return b
+        }
+        switch spec.kind {
+        case .ticker:
+            var items: [String]?
+            if let raw = body["items"] {
+                guard case .array(let list) = raw else { throw .bad("'items' must be a list of strings, got \(raw.kind)") }
+                items = try list.map { v throws(ControlError) -> String in
+                    guard case .string(let s) = v else { throw .bad("'items' must hold strings only, got \(v.kind)") }
+                    return s
+                }
+            }
+            if let text = try string("text") {
+                items = text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+            }
+            let new = items ?? []
+            return { renderer, media in (renderer.widget(id: id) as? TickerWidget)?.replaceItems(new, at: media) }
+        case .nowPlaying(let initial):
+            var c = (current as? NowPlayingWidget)?.config ?? initial
+            if let v = try string("title") { c.title = v }
+            if let v = try string("artist") { c.artist = v }
+            if let v = try string("album") { c.album = v }
+            if let v = try string("artwork") {
+                if !v.isEmpty && !v.hasPrefix("builtin:") {
+                    do { _ = try Picture.load(path: v) } catch { throw .unprocessable("\(error)") }
+                }
+                c.artwork = v.isEmpty ? nil : v
+            }
+            if let v = try number("duration", 0...(86400 * 7)) { c.duration = v }
+            let position = try number("position", 0...(86400 * 7))
+            if let v = try bool("playing") { c.playing = v }
+            let config = c
+            return { renderer, media in
+                guard let w = renderer.widget(id: id) as? NowPlayingWidget else { return }
+                var next = config
+                // Without a new position, keep playing from where the card is now.
+                next.position = position ?? w.position(at: media)
+                if next.duration > 0 { next.position = min(next.position, next.duration) }
+                w.update(next, at: media)
+            }
+        case .image:
+            guard let path = try string("source") else { throw .bad("'source' is required") }
+            do { _ = try Picture.load(path: path) } catch { throw .unprocessable("\(error)") }
+            return { renderer, _ in (renderer.widget(id: id) as? ImageWidget)?.setSource(path) }
+        case .clock:
+            guard let zone = try string("timezone") else { throw .bad("'timezone' is required") }
+            guard TimeZone(identifier: zone) != nil else {
+                throw .unprocessable("unknown timezone '\(zone)'; expected an IANA name such as Europe/Paris")
+            }
+            return { renderer, _ in (renderer.widget(id: id) as? ClockWidget)?.setTimezone(zone) }
+        case .text:
+            guard let text = try string("text") else { throw .bad("'text' is required") }
+            return { renderer, _ in (renderer.widget(id: id) as? TextWidget)?.setText(text) }
+        case .timecode:
+            throw .bad("a timecode widget has no properties to change")
+        }
+    }
+}
+
