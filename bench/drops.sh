@@ -11,7 +11,7 @@ trap 'rm -rf "$OUT"' EXIT
 swift build -c release --product pipcompose >/dev/null 2>&1
 BIN="$(swift build -c release --show-bin-path)/pipcompose"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$BIN" run --size "$SIZE" --duration "$SECS" --rtsp "127.0.0.1:$PORT/pip" --record "$OUT/rec.mp4" \
+"$BIN" run --size "$SIZE" --duration "$SECS" --rtsp "127.0.0.1:$PORT/pip" --record "$OUT/rec.mp4" --no-control \
     >"$OUT/run.log" 2>&1 &
 PID=$!
 # The viewer connects once the server answers.

@@ -25,8 +25,8 @@ measure() {
 }
 
 {
-measure pipcompose "$BIN" run --size "$SIZE" --fps $FPS --duration "$SECS" --record "$OUT/pip.mp4"
-measure pipcompose-static "$BIN" run examples/static-card.yaml --size "$SIZE" --fps $FPS --duration "$SECS" \
+measure pipcompose "$BIN" run --no-control --size "$SIZE" --fps $FPS --duration "$SECS" --record "$OUT/pip.mp4"
+measure pipcompose-static "$BIN" run --no-control examples/static-card.yaml --size "$SIZE" --fps $FPS --duration "$SECS" \
     --record "$OUT/static.mp4"
 measure encoder-floor gst-launch-1.0 -q videotestsrc is-live=true num-buffers=$FRAMES \
     ! "video/x-raw,format=I420,width=$W,height=$H,framerate=$FPS/1" ! x264enc $X264 ! h264parse \

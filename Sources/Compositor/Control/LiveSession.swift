@@ -129,6 +129,7 @@ public final class LiveSession: @unchecked Sendable {
         let events = self.events
         loop.onFirstFrame = { events.publish("firstFrame") }
         let live = try makeEncoder(fixed: nil, rawCaps: loop.rawCaps)
+        live.onNewSize = { [weak self] size in self?.encodedNewSize(size) }
         lock.withLock { liveEncoder = live }
         if let rtsp {
             rtsp.source = live
@@ -158,7 +159,21 @@ public final class LiveSession: @unchecked Sendable {
         lock.withLock { [liveEncoder].compactMap { $0 } + Array(fixedEncoders.values) }
     }
 
-    public func requestResize(_ size: PixelSize) { loop?.requestResize(size) }
+    public func requestResize(_ size: PixelSize) {
+        lock.withLock { resizeRequested[size] = Date() }
+        loop?.requestResize(size)
+    }
+
+    /// When each pending resize was asked for, to time it to the first encoded frame of the new size.
+    private var resizeRequested: [PixelSize: Date] = [:]
+
+    /// The live encoder produced its first frame of `size`: report how long that took from the request.
+    private func encodedNewSize(_ size: PixelSize) {
+        guard let asked = lock.withLock({ resizeRequested.removeValue(forKey: size) }) else { return }
+        let ms = Date().timeIntervalSince(asked) * 1000
+        events.publish("resizeEncoded", ["width": String(size.width), "height": String(size.height),
+                                         "latencyMs": String(format: "%.1f", ms)])
+    }
 
     /// On the loop thread, before the first frame of `size`: fixed-size files switch to an encoder of their
     /// own size (fit) or end and start a new numbered file (split).

@@ -53,7 +53,26 @@ public final class RTSPServer: @unchecked Sendable {
             Signals.connect(client, "play-request") { [weak self] _, _ in self?.onPlay?() }
             Signals.connect(client, "closed", noArguments: { [weak self] in self?.viewerLeft() })
         }
-        _ = title
+        Self.useSessionName(title)
+    }
+
+    /// The SDP session name viewers see (`s=` line; players show it as the stream's title).
+    nonisolated(unsafe) private static var sessionName = "pipcompose"
+    nonisolated(unsafe) private static var originalCreateSDP: (@convention(c) (UnsafeMutablePointer<GstRTSPClient>?,
+        UnsafeMutablePointer<GstRTSPMedia>?) -> UnsafeMutablePointer<GstSDPMessage>?)?
+
+    /// gst-rtsp-server names every session "Session streamed with GStreamer" and has no setter: its client
+    /// class's `create_sdp` is wrapped once per process (one server per process) to put the scene title there.
+    private static func useSessionName(_ title: String) {
+        sessionName = title
+        guard originalCreateSDP == nil, let raw = g_type_class_ref(gst_rtsp_client_get_type()) else { return }
+        let klass = raw.assumingMemoryBound(to: GstRTSPClientClass.self)
+        originalCreateSDP = klass.pointee.create_sdp
+        klass.pointee.create_sdp = { client, media in
+            let sdp = RTSPServer.originalCreateSDP?(client, media)
+            if let sdp { gst_sdp_message_set_session_name(sdp, RTSPServer.sessionName) }
+            return sdp
+        }
     }
 
     deinit {

@@ -16,6 +16,9 @@ public final class Encoder: @unchecked Sendable {
     private let lock = NSLock()
     private var subscribers: [ObjectIdentifier: Subscriber] = [:]
     private var _encoded: UInt64 = 0
+    private var lastSize: PixelSize?
+    /// Called on the streaming thread with the size of the first encoded frame of each new size.
+    public var onNewSize: (@Sendable (PixelSize) -> Void)?
     private var _bytes: UInt64 = 0
 
     public init(template: PipelineTemplate, settings: EncoderSettings, kind: EncoderSettings.Kind,
@@ -56,6 +59,17 @@ public final class Encoder: @unchecked Sendable {
             let rpts = pts == none ? none : gst_segment_to_running_time(segment, GST_FORMAT_TIME, guint64(pts))
             let rdts = dts == none ? rpts : gst_segment_to_running_time(segment, GST_FORMAT_TIME, guint64(dts))
             cgst_buffer_set_pts_dts(buffer, GstClockTime(rpts), GstClockTime(rdts))
+        }
+        if let caps, let structure = gst_caps_get_structure(caps, 0) {
+            var w: gint = 0, h: gint = 0
+            if gst_structure_get_int(structure, "width", &w) != 0, gst_structure_get_int(structure, "height", &h) != 0 {
+                let size = PixelSize(width: Int(w), height: Int(h))
+                let changed = lock.withLock { () -> Bool in
+                    defer { lastSize = size }
+                    return lastSize != size
+                }
+                if changed { onNewSize?(size) }
+            }
         }
         let subs = lock.withLock {
             _encoded += 1

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Time from a resize request (control API) to the first encoded frame at the new size, over N resizes.
+
+Starts `pipcompose run` (release build) with the control API on a free port, listens to its event stream,
+alternates between two sizes, waits for each `resizeEncoded` event (which pipcompose stamps with the time
+from the request to the live encoder's first frame of that size), and prints p50/p99/max in milliseconds
+and in frame intervals.
+
+Usage: resize_latency.py BINARY [--count N] [--fps F] [--sizes 1280x720,640x360]
+"""
+import argparse
+import json
+import socket
+import subprocess
+import threading
+import time
+import urllib.request
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("binary")
+    ap.add_argument("--count", type=int, default=50)
+    ap.add_argument("--fps", type=int, default=30)
+    ap.add_argument("--sizes", default="1280x720,640x360")
+    a = ap.parse_args()
+    sizes = a.sizes.split(",")
+    port = free_port()
+    proc = subprocess.Popen([a.binary, "run", "--control", f"127.0.0.1:{port}",
+                             "--rtsp", "127.0.0.1:0/pip", "--size", sizes[0], "--fps", str(a.fps)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    base = None
+    for line in proc.stdout:
+        if line.startswith("control "):
+            base = line.split()[1]
+            break
+    events = []
+    got = threading.Condition()
+
+    def listen():
+        with urllib.request.urlopen(base + "/v1/events") as r:
+            for raw in r:
+                line = raw.decode().strip()
+                if line.startswith("data: "):
+                    ev = json.loads(line[6:])
+                    if ev["type"] == "resizeEncoded":
+                        with got:
+                            events.append(float(ev["details"]["latencyMs"]))
+                            got.notify_all()
+
+    threading.Thread(target=listen, daemon=True).start()
+    # Let the event stream connect and the first frames go out.
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        st = json.load(urllib.request.urlopen(base + "/v1/status"))
+        if st["frame"] > 30:
+            break
+    latencies = []
+    try:
+        for i in range(a.count):
+            size = sizes[(i + 1) % len(sizes)]
+            before = len(events)
+            req = urllib.request.Request(base + "/v1/resize", data=json.dumps({"size": size}).encode(), method="POST")
+            urllib.request.urlopen(req).read()
+            with got:
+                got.wait_for(lambda: len(events) > before, timeout=5)
+            if len(events) > before:
+                latencies.append(events[-1])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    latencies.sort()
+    frame_ms = 1000 / a.fps
+    pct = lambda p: latencies[min(len(latencies) - 1, int(p * (len(latencies) - 1)))]
+    print(json.dumps({"resizes": a.count, "measured": len(latencies), "fps": a.fps,
+                      "p50_ms": round(pct(0.5), 1), "p99_ms": round(pct(0.99), 1), "max_ms": round(latencies[-1], 1),
+                      "p50_frames": round(pct(0.5) / frame_ms, 2), "p99_frames": round(pct(0.99) / frame_ms, 2)}))
+
+
+if __name__ == "__main__":
+    main()
