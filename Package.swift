@@ -54,18 +54,23 @@ let package = Package(
             dependencies: ["Compositor"],
             path: "bench/RenderBench"
         ),
+        // Temporary folders and child processes, shared by the test tiers.
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "UnitTests",
-            dependencies: ["Compositor"]
+            dependencies: ["Compositor", "TestSupport"]
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Compositor", "CGst"]
+            dependencies: ["Compositor", "CGst", "TestSupport"]
         ),
         // Runs the built `pipcompose` binary as a user would.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["pipcompose"]
+            dependencies: ["pipcompose", "TestSupport"]
         ),
     ]
 )

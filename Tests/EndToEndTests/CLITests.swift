@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The binary next to this test bundle.
 let binary: String = {
@@ -11,44 +12,8 @@ let binary: String = {
 let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("examples").path
 
-struct Run {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
-
 func pipcompose(_ args: [String]) throws -> Run {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: binary)
-    p.arguments = args
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    p.standardInput = FileHandle.nullDevice
-    try p.run()
-    final class Box: @unchecked Sendable { var data = Data() }
-    let box = Box()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-        box.data = err.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
-    }
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    p.waitUntilExit()
-    return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-               stderr: String(decoding: box.data, as: UTF8.self))
-}
-
-final class TempDir {
-    let path: String
-    init() throws {
-        path = NSTemporaryDirectory() + "pipcompose-e2e-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-    func file(_ name: String) -> String { path + "/" + name }
+    try runProgram(binary, args)
 }
 
 /// Width and height of a PNG, read from its IHDR chunk.

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import TestSupport
 
 /// Runs `pipcompose ctl` against an instance.
 func ctl(_ control: String, _ args: [String]) throws -> Run {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Starts `pipcompose run` with a free RTSP port and waits until it serves; returns the process and URL.
 func startLive(_ args: [String], rtsp: Bool = true) throws -> (LiveProcess, String?) {
@@ -35,6 +36,10 @@ func summaryFrames(_ p: LiveProcess, _ output: String) -> Int? {
                               "stream=codec_name,width,height", "-of", "csv=p=0", u])
             #expect(r.status == 0, "\(transport): \(r.err)")
             #expect(r.out.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,640,360", "\(transport)")
+            // The session name is the scene's title.
+            let title = try tool(["ffprobe", "-v", "error", "-rtsp_transport", transport, "-show_entries",
+                                  "format_tags=title", "-of", "csv=p=0", u])
+            #expect(title.out.trimmingCharacters(in: .whitespacesAndNewlines) == "pipcompose demo", "\(title.out)")
             let d = try tool(["ffmpeg", "-v", "error", "-rtsp_transport", transport, "-i", u, "-frames:v", "20",
                               "-f", "null", "-"])
             #expect(d.status == 0, "\(transport): \(d.err)")

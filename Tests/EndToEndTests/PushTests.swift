@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// An nginx with the RTMP module on a free port, recording what is pushed to it; ended by its pid.
 final class RTMPServer {

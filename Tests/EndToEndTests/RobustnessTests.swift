@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @Suite(.serialized) struct RobustnessTests {
     @Test func aFullDiskClosesThatRecordingAloneAndTheOthersComplete() throws {

@@ -1,6 +1,7 @@
 import CGst
 import Foundation
 import Testing
+import TestSupport
 @testable import Compositor
 
 @Suite struct FrameProducerTests {

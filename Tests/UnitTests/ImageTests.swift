@@ -1,6 +1,7 @@
 import CRsvg
 import Foundation
 import Testing
+import TestSupport
 @testable import Compositor
 
 @Suite struct ImageTests {

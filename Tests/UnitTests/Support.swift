@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Compositor
 
 /// A fixed instant: 2026-03-04 05:06:07 UTC.
@@ -45,22 +46,6 @@ func litPixels(_ s: ImageSurface, _ r: Rect) -> Int {
 
 func scene(_ yaml: String, file: String = "test.yaml", warn: (String) -> Void = { _ in }) throws -> Scene {
     try SceneLoader.parse(yaml, file: file, warn: warn)
-}
-
-/// A temporary directory removed when the test ends.
-final class TempDir {
-    let path: String
-    init() throws {
-        path = NSTemporaryDirectory() + "pipcompose-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-    func file(_ name: String) -> String { path + "/" + name }
-    func write(_ name: String, _ text: String) throws -> String {
-        let p = file(name)
-        try text.write(toFile: p, atomically: true, encoding: .utf8)
-        return p
-    }
 }
 
 /// Where two surfaces differ: the count of differing pixels and their bounding box (nil when identical).
