@@ -70,3 +70,24 @@ import Testing
         #expect(huge.text.count <= TextLayout.maximumCharacters + 1)
     }
 }
+
+@Suite struct ViewersPlaceholderTests {
+    @Test func theViewerCountFlowsIntoText() throws {
+        var c = TextWidget.Config()
+        c.text = "{viewers} watching"
+        let w = TextWidget(id: "v", style: Style(), config: c)
+        let box = Rect(x: 0, y: 0, width: 400, height: 80)
+        let engine = TextEngine()
+        let none = try drawAlone(w, size: PixelSize(width: 640, height: 360), box: box, at: FrameTime(media: 0, wall: fixedWall),
+                                 engine: engine)
+        #expect(w.resolved(at: FrameTime(media: 0, wall: fixedWall, viewers: 3)) == "3 watching")
+        #expect(w.appearance(at: FrameTime(media: 0, wall: fixedWall, viewers: 3))
+                != w.appearance(at: FrameTime(media: 0, wall: fixedWall, viewers: 4)))
+        let three = try ImageSurface(width: 640, height: 360)
+        let canvas = Canvas(surface: three)
+        canvas.paint(PixelSize(width: 640, height: 360).rect, .black)
+        w.draw(on: canvas, at: FrameTime(media: 0, wall: fixedWall, viewers: 3))
+        #expect(difference(none, three, in: box).count > 0)
+        #expect(w.textBoxes.allSatisfy { box.contains($0) })
+    }
+}

@@ -128,6 +128,8 @@ public final class LiveSession: @unchecked Sendable {
         self.loop = loop
         let events = self.events
         loop.onFirstFrame = { events.publish("firstFrame") }
+        let rtsp = self.rtsp
+        loop.viewers = { rtsp?.viewers ?? 0 }
         let live = try makeEncoder(fixed: nil, rawCaps: loop.rawCaps)
         live.onNewSize = { [weak self] size in self?.encodedNewSize(size) }
         lock.withLock { liveEncoder = live }

@@ -22,6 +22,8 @@ public final class FrameLoop: @unchecked Sendable {
     public let playback: Playback
     /// Work for the loop thread, run before the next frame: widget updates must not race with drawing.
     private var commands: [(Renderer, Double) -> Void] = []
+    /// The live RTSP viewer count, read each frame.
+    public var viewers: (@Sendable () -> Int)?
     /// Called on the loop thread after the first frame went out.
     public var onFirstFrame: (@Sendable () -> Void)?
     public let duration: Double?
@@ -137,7 +139,8 @@ public final class FrameLoop: @unchecked Sendable {
                 return c
             }
             for c in pending { c(renderer, media) }
-            let time = FrameTime(frame: n, media: media, wall: Date(), paused: playback.isPaused)
+            let time = FrameTime(frame: n, media: media, wall: Date(), paused: playback.isPaused,
+                                 viewers: viewers?() ?? 0)
             let buffer: UnsafeMutablePointer<GstBuffer>
             do {
                 let (b, drawn) = try producer.produce(renderer, at: time)

@@ -10,12 +10,15 @@ public struct FrameTime: Sendable, Equatable {
     public var wall: Date
     /// Playback is paused: animations stand still and players show their paused glyph.
     public var paused: Bool
+    /// RTSP viewers connected now: what flows back from the audience (`{viewers}` in a text widget).
+    public var viewers: Int
 
-    public init(frame: Int64 = 0, media: Double, wall: Date, paused: Bool = false) {
+    public init(frame: Int64 = 0, media: Double, wall: Date, paused: Bool = false, viewers: Int = 0) {
         self.frame = frame
         self.media = media
         self.wall = wall
         self.paused = paused
+        self.viewers = viewers
     }
 }
 

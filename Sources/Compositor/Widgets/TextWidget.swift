@@ -1,5 +1,5 @@
 /// A styled label: wraps to its box, ellipsizes what does not fit, sizes its type to the box unless the
-/// style fixes it.
+/// style fixes it. `{viewers}` in the text shows the live RTSP viewer count.
 public final class TextWidget: WidgetBase, Widget {
     public struct Config: Equatable, Sendable {
         public var text = ""
@@ -14,6 +14,8 @@ public final class TextWidget: WidgetBase, Widget {
     private var engine: TextEngine?
     private var frameSize = PixelSize(width: 1280, height: 720)
     private var origin = (x: 0.0, y: 0.0)
+    /// The text as last laid out, placeholders filled.
+    private var shownText: String?
 
     public init(id: String, style: Style, config: Config) {
         self.config = config
@@ -30,13 +32,23 @@ public final class TextWidget: WidgetBase, Widget {
         if let engine { layout(box: box, frame: frameSize, engine: engine) }
     }
 
+    /// The text with live values put in.
+    func resolved(at time: FrameTime?) -> String {
+        guard config.text.contains("{viewers}") else { return config.text }
+        return config.text.replacingOccurrences(of: "{viewers}", with: String(time?.viewers ?? 0))
+    }
+
     public func layout(box: Rect, frame: PixelSize, engine: TextEngine) {
+        layout(box: box, frame: frame, engine: engine, text: resolved(at: nil))
+    }
+
+    private func layout(box: Rect, frame: PixelSize, engine: TextEngine, text: String) {
         place(box: box, frame: frame)
         self.engine = engine
         frameSize = frame
+        shownText = text
         let c = content
         guard c.width >= 1, c.height >= 1 else { layoutResult = nil; return }
-        let text = config.text
         let size: Double
         let lineRatio = TextLayout(engine: engine, text: "Ag", font: style.font, pixelSize: 100).height / 100
         if let fixed = style.fontSize {
@@ -71,6 +83,8 @@ public final class TextWidget: WidgetBase, Widget {
     }
 
     public func draw(on canvas: Canvas, at time: FrameTime) {
+        let text = resolved(at: time)
+        if text != shownText, let engine { layout(box: box, frame: frameSize, engine: engine, text: text) }
         drawPanel(on: canvas)
         guard let l = layoutResult else { return }
         canvas.withState {
@@ -79,5 +93,5 @@ public final class TextWidget: WidgetBase, Widget {
         }
     }
 
-    public func appearance(at time: FrameTime) -> AnyHashable { AnyHashable(version) }
+    public func appearance(at time: FrameTime) -> AnyHashable { AnyHashable([String(version), resolved(at: time)]) }
 }
