@@ -165,3 +165,26 @@ func statusJSON(_ control: String) -> [String: Any] {
         #expect(p.waitForExit() == 0)
     }
 }
+
+@Suite struct MetricsTests {
+    @Test func prometheusMetricsCountFramesAndRenderTime() throws {
+        let dir = try TempDir()
+        let file = dir.file("m.ts")
+        let (p, _) = try startLive(["--size", "320x180", "--record", file], rtsp: false)
+        let c = try #require(controlURL(p))
+        #expect(p.waitForFrames("record:\(file)", atLeast: 30))
+        let (status, data) = http("GET", c + "/metrics")
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(status == 200)
+        func value(_ name: String) -> Double? {
+            text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+                .flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        #expect((value("pipcompose_frames_rendered_total") ?? 0) >= 30, "\(text)")
+        #expect((value("pipcompose_render_seconds_count") ?? 0) >= 30)
+        #expect(value("pipcompose_frames_dropped_total") == nil || value("pipcompose_frames_dropped_total") == 0)
+        #expect(text.contains("pipcompose_output_bytes_total{output=\"record:\(file)\"}"))
+        p.signal(SIGINT)
+        #expect(p.waitForExit() == 0)
+    }
+}

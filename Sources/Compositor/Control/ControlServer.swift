@@ -169,6 +169,11 @@ public final class ControlServer: @unchecked Sendable {
             return Response(status: .ok, headers: [.contentType: "image/png"],
                             body: .init(byteBuffer: ByteBuffer(bytes: png)))
         }
+        router.get("/metrics") { _, _ in
+            let text = session.metrics.scrape(session.status, queued: session.encoderQueue)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                            body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
         router.get("/v1/events") { _, _ in
             let stream = session.events.subscribe()
             let encoder = JSONEncoder()

@@ -128,6 +128,7 @@ public final class LiveSession: @unchecked Sendable {
         self.loop = loop
         let events = self.events
         loop.onFirstFrame = { events.publish("firstFrame") }
+        loop.renderTimer = metrics.renderTime
         let rtsp = self.rtsp
         loop.viewers = { rtsp?.viewers ?? 0 }
         let live = try makeEncoder(fixed: nil, rawCaps: loop.rawCaps)
@@ -337,6 +338,8 @@ public final class LiveSession: @unchecked Sendable {
         public var outputs: [(id: String, state: String, delivered: UInt64, dropped: UInt64, bytes: UInt64)]
         public var viewers: Int
         public var uptime: Double
+        /// Restarts of outputs that retry (pushes), by id.
+        public var restarts: [(String, Int)] = []
 
         /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
         public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
@@ -348,9 +351,16 @@ public final class LiveSession: @unchecked Sendable {
         var outs: [(id: String, state: String, delivered: UInt64, dropped: UInt64, bytes: UInt64)] = []
         if let rtsp { outs.append((rtsp.id, "serving \(rtsp.url)", rtsp.delivered, rtsp.dropped, rtsp.bytes)) }
         for c in lock.withLock({ chains }) { outs.append((c.id, c.state.rawValue, c.delivered, c.dropped, c.bytes)) }
-        return Status(size: s.size, frame: s.frame, rendered: s.rendered, repeated: s.repeated, late: s.late,
+        var status = Status(size: s.size, frame: s.frame, rendered: s.rendered, repeated: s.repeated, late: s.late,
                       encoderDropped: encs.reduce(0) { $0 + $1.droppedFrames } + lock.withLock { retiredEncoderDrops },
                       encoded: lock.withLock { liveEncoder?.encodedFrames ?? finalEncoded },
                       outputs: outs, viewers: rtsp?.viewers ?? 0, uptime: Date().timeIntervalSince(started))
+        status.restarts = lock.withLock { chains.map { ($0.id, $0.restarts) } }
+        return status
     }
+
+    /// Frames waiting before the live encoder now.
+    public var encoderQueue: Int { lock.withLock { liveEncoder?.input.queued ?? 0 } }
+
+    public let metrics = LiveMetrics()
 }

@@ -1,5 +1,6 @@
 import CGst
 import Foundation
+import Metrics
 
 /// The render loop: at each frame time it asks the `FrameProducer` for the frame (drawn and converted only
 /// where it changed, or the previous buffer again), stamps it with the frame clock's running time and hands
@@ -22,6 +23,8 @@ public final class FrameLoop: @unchecked Sendable {
     public let playback: Playback
     /// Work for the loop thread, run before the next frame: widget updates must not race with drawing.
     private var commands: [(Renderer, Double) -> Void] = []
+    /// Records how long producing each frame took (drawing and conversion).
+    public var renderTimer: Metrics.Timer?
     /// The live RTSP viewer count, read each frame.
     public var viewers: (@Sendable () -> Int)?
     /// Called on the loop thread after the first frame went out.
@@ -143,7 +146,9 @@ public final class FrameLoop: @unchecked Sendable {
                                  viewers: viewers?() ?? 0)
             let buffer: UnsafeMutablePointer<GstBuffer>
             do {
+                let started = DispatchTime.now().uptimeNanoseconds
                 let (b, drawn) = try producer.produce(renderer, at: time)
+                renderTimer?.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started))
                 buffer = b
                 lock.withLock { if drawn { _stats.rendered += 1 } else { _stats.repeated += 1 } }
             } catch {

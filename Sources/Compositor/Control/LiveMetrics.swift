@@ -1,0 +1,58 @@
+import Foundation
+import Metrics
+import Prometheus
+
+/// Prometheus metrics of a running session through swift-metrics: frames rendered, repeated and dropped,
+/// render time, queue depth, viewers, bytes out and restarts per output. Counters advance by what the
+/// session counted since the last scrape; render time is recorded per frame by the frame loop.
+public final class LiveMetrics: @unchecked Sendable {
+    /// One registry per process, bootstrapped into swift-metrics once.
+    public static let registry: PrometheusCollectorRegistry = {
+        let r = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: r)
+        // Render times are fractions of a frame interval: buckets from 0.25 ms to four frames at 30 fps.
+        factory.durationHistogramBuckets["pipcompose_render_seconds"] = [0.25, 0.5, 1, 2, 4, 8, 16, 33, 66, 133]
+            .map { Duration.microseconds(Int64($0 * 1000)) }
+        MetricsSystem.bootstrap(factory)
+        return r
+    }()
+
+    private let lock = NSLock()
+    private var last: [String: UInt64] = [:]
+    let renderTime: Metrics.Timer
+
+    public init() {
+        _ = Self.registry
+        renderTime = Metrics.Timer(label: "pipcompose_render_seconds")
+    }
+
+    /// Advances counters by `value - last` (values only grow; a restarted output starts again from 0).
+    private func advance(_ label: String, _ dimensions: [(String, String)] = [], to value: UInt64) {
+        let key = label + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
+        let delta = lock.withLock { () -> UInt64 in
+            let previous = last[key] ?? 0
+            last[key] = value
+            return value >= previous ? value - previous : value
+        }
+        if delta > 0 { Counter(label: label, dimensions: dimensions).increment(by: Int64(delta)) }
+    }
+
+    /// The exposition text, after bringing every value up to date with `status`.
+    public func scrape(_ s: LiveSession.Status, queued: Int) -> String {
+        advance("pipcompose_frames_rendered_total", to: s.rendered)
+        advance("pipcompose_frames_repeated_total", to: s.repeated)
+        advance("pipcompose_frames_dropped_total", to: s.dropped)
+        advance("pipcompose_frames_encoded_total", to: s.encoded)
+        Gauge(label: "pipcompose_viewers").record(s.viewers)
+        Gauge(label: "pipcompose_encoder_queue_frames").record(queued)
+        Gauge(label: "pipcompose_width").record(s.size.width)
+        Gauge(label: "pipcompose_height").record(s.size.height)
+        for o in s.outputs {
+            advance("pipcompose_output_bytes_total", [("output", o.id)], to: o.bytes)
+            advance("pipcompose_output_frames_total", [("output", o.id)], to: o.delivered)
+            advance("pipcompose_output_dropped_total", [("output", o.id)], to: o.dropped)
+        }
+        for (id, n) in s.restarts { advance("pipcompose_output_restarts_total", [("output", id)], to: UInt64(n)) }
+        return Self.registry.emitToString()
+    }
+}
