@@ -67,6 +67,12 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Do not serve the control API.")
     var noControl = false
 
+    @Option(help: "Feed a ticker from a text file, one item a line, followed as it grows: ID=PATH (e.g. memo=news.txt).")
+    var tickerFile: [String] = []
+
+    @Option(help: "Feed a ticker from standard input, one item a line (stdin then takes no commands): ID.")
+    var tickerStdin: String?
+
     @Option(help: "Print a status line (frames, drops, each output) every this many seconds; 0 = never.")
     var statusEvery: Double = 0
 
@@ -94,6 +100,9 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--pipeline '\(p)': no such readable file")
         }
         _ = try outputs()
+        for f in tickerFile where !f.contains("=") {
+            throw ValidationError("--ticker-file takes ID=PATH, e.g. memo=news.txt; got '\(f)'")
+        }
         if !noControl {
             do {
                 let (host, _) = try ControlServer.parseAddress(control)
@@ -162,6 +171,19 @@ struct RunCommand: ParsableCommand {
             throw UserError("cannot start: \(error)")
         }
         if let server { print("control \(server.url)") }
+        var feeds: [TickerFeed] = []
+        do {
+            for f in tickerFile {
+                let parts = f.split(separator: "=", maxSplits: 1).map(String.init)
+                let feed = try TickerFeed(session: session, widgetID: parts[0])
+                feed.watch(path: parts[1])
+                feeds.append(feed)
+            }
+            if let id = tickerStdin { stopper.stdinFeed = try TickerFeed(session: session, widgetID: id) }
+        } catch {
+            stopper.finish(reason: "bad ticker feed")
+            throw UserError("\(error)")
+        }
         if let rtsp = session.rtsp { print("serving \(rtsp.url)") }
         for c in session.chains { print("output \(c.id)") }
         print("\(options.size) at \(options.fps) fps; type 'resize WxH' + Enter to resize, Ctrl-C to stop")
@@ -175,6 +197,7 @@ struct RunCommand: ParsableCommand {
             }
         }
         let ok = stopper.waitForEnd()
+        feeds.forEach { $0.stop() }
         let s = session.status
         print("stopped after \(s.frame + 1) frames: rendered \(s.rendered), repeated \(s.repeated), "
               + "encoded \(s.encoded), dropped \(s.dropped) (late \(s.late), at the encoder \(s.encoderDropped))")
@@ -193,6 +216,9 @@ final class Stopper: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var sources: [DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "signals")
+
+    /// When set, standard input lines are ticker items instead of commands.
+    var stdinFeed: TickerFeed?
 
     /// Runs once the session has stopped (closes the control API).
     var onStop: (@Sendable () -> Void)?
@@ -257,6 +283,10 @@ final class Stopper: @unchecked Sendable {
     func readCommands() {
         let t = Thread { [self] in
             while let line = readLine() {
+                if let feed = stdinFeed {
+                    feed.append(line)
+                    continue
+                }
                 let words = line.split(separator: " ").map(String.init)
                 guard let first = words.first else { continue }
                 let arg = first == "resize" ? words.dropFirst().first : (first.contains("x") ? first : nil)

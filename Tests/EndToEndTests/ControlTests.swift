@@ -188,3 +188,35 @@ func statusJSON(_ control: String) -> [String: Any] {
         #expect(p.waitForExit() == 0)
     }
 }
+
+@Suite struct TickerFeedTests {
+    @Test func linesAppendedToAWatchedFileAndToStdinReachTheTicker() throws {
+        let dir = try TempDir()
+        let news = try dir.write("news.txt", "first item\n")
+        let (p, _) = try startLive(["--ticker-file", "memo=\(news)"], rtsp: false)
+        let c = try #require(controlURL(p))
+        let events = try LiveProcess(binary, ["ctl", "--control", c, "events"])
+        #expect(events.waitForLine { $0.contains("listening for events") } != nil)
+        let handle = try #require(FileHandle(forWritingAtPath: news))
+        handle.seekToEndOfFile()
+        handle.write(Data("breaking: appended line\n".utf8))
+        try handle.close()
+        #expect(events.waitForLine { $0.contains("widgetUpdated") && $0.contains("news.txt") } != nil, "\(events.allOutput)")
+        events.signal(SIGKILL)
+        p.signal(SIGINT)
+        #expect(p.waitForExit() == 0)
+
+        let (q, _) = try startLive(["--ticker-stdin", "memo"], rtsp: false)
+        let qc = try #require(controlURL(q))
+        let qEvents = try LiveProcess(binary, ["ctl", "--control", qc, "events"])
+        #expect(qEvents.waitForLine { $0.contains("listening for events") } != nil)
+        q.send("from a pipe")
+        #expect(qEvents.waitForLine { $0.contains("widgetUpdated") && $0.contains("memo") } != nil)
+        qEvents.signal(SIGKILL)
+        q.signal(SIGINT)
+        #expect(q.waitForExit() == 0)
+        // A feed for a widget that is not a ticker is refused.
+        let bad = try pipcompose(["run", "--no-control", "--size", "320x180", "--duration", "1", "--ticker-file", "clock=\(news)"])
+        #expect(bad.status != 0 && bad.stderr.contains("not a ticker"), "\(bad.stderr)")
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Live data for a ticker: lines appended to a watched text file, or read from standard input, scroll in.
+/// The ticker keeps the newest `maxItems` items, so a file or pipe that grows forever costs bounded memory.
+public final class TickerFeed: @unchecked Sendable {
+    public static let maxItems = 50
+    let session: LiveSession
+    let widgetID: String
+    private var timer: DispatchSourceTimer?
+    private var lastContents: [String] = []
+    private let queue = DispatchQueue(label: "ticker-feed")
+
+    public init(session: LiveSession, widgetID: String) throws(ControlError) {
+        guard let spec = session.renderer.scene.widgets.first(where: { $0.id == widgetID }) else {
+            throw .notFound("no widget '\(widgetID)' to feed; widgets: \(session.renderer.scene.widgets.map(\.id).joined(separator: ", "))")
+        }
+        guard case .ticker = spec.kind else { throw .bad("widget '\(widgetID)' is not a ticker") }
+        self.session = session
+        self.widgetID = widgetID
+    }
+
+    /// Adds one item at the end (the running loop finishes first).
+    public func append(_ line: String) {
+        let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty, let loop = session.loop else { return }
+        let id = widgetID
+        loop.perform { renderer, media in
+            guard let ticker = renderer.widget(id: id) as? TickerWidget else { return }
+            ticker.replaceItems(Array((ticker.config.items + [text]).suffix(Self.maxItems)), at: media)
+        }
+        session.events.publish("widgetUpdated", ["id": id, "properties": "items"])
+    }
+
+    /// Makes the ticker show the file's lines, and follows the file as it changes (checked every 250 ms:
+    /// a missing file is waited for, a truncated one restarts).
+    public func watch(path: String) {
+        let t = DispatchSource.makeTimerSource(queue: queue)
+        t.schedule(deadline: .now(), repeating: .milliseconds(250))
+        t.setEventHandler { [weak self] in self?.check(path) }
+        t.resume()
+        timer = t
+    }
+
+    private func check(_ path: String) {
+        guard let data = FileManager.default.contents(atPath: path) else { return }
+        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let items = Array(lines.suffix(Self.maxItems))
+        guard items != lastContents, let loop = session.loop else { return }
+        lastContents = items
+        let id = widgetID
+        loop.perform { renderer, media in (renderer.widget(id: id) as? TickerWidget)?.replaceItems(items, at: media) }
+        session.events.publish("widgetUpdated", ["id": id, "properties": "items", "source": path])
+    }
+
+    public func stop() {
+        timer?.cancel()
+        timer = nil
+    }
+}
