@@ -28,6 +28,7 @@ public final class LiveSession: @unchecked Sendable {
     public private(set) var rtsp: RTSPOutput?
     private(set) var loop: FrameLoop?
     private var splitCounters: [String: Int] = [:]
+    private var dropWatch: DispatchSourceTimer?
     /// Frames the live encoder produced, kept after it is gone for the end-of-run summary.
     private var finalEncoded: UInt64 = 0
     /// Frames dropped at encoders that have stopped (fixed encoders after a resize back, all at the end).
@@ -156,6 +157,7 @@ public final class LiveSession: @unchecked Sendable {
         _ = try? renderer.snapshot(at: FrameTime(frame: 0, media: 0, wall: Date()))
         renderer.invalidate()
         loop.start()
+        watchDrops()
     }
 
     private func allEncoders() -> [Encoder] {
@@ -301,6 +303,7 @@ public final class LiveSession: @unchecked Sendable {
     /// not finish in time.
     @discardableResult
     public func stop() -> Bool {
+        lock.withLock { dropWatch?.cancel(); dropWatch = nil }
         loop?.stop()
         var ok = true
         let encoders = allEncoders()
@@ -357,6 +360,23 @@ public final class LiveSession: @unchecked Sendable {
                       outputs: outs, viewers: rtsp?.viewers ?? 0, uptime: Date().timeIntervalSince(started))
         status.restarts = lock.withLock { chains.map { ($0.id, $0.restarts) } }
         return status
+    }
+
+    /// Checks once a second for new drops and reports them as one event (never more than one a second).
+    private func watchDrops() {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "drop-watch"))
+        var reported: UInt64 = 0
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            let dropped = self.status.dropped
+            if dropped > reported {
+                self.events.publish("framesDropped", ["new": String(dropped - reported), "total": String(dropped)])
+                reported = dropped
+            }
+        }
+        timer.resume()
+        lock.withLock { dropWatch = timer }
     }
 
     /// Frames waiting before the live encoder now.
