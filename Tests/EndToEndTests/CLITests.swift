@@ -24,74 +24,76 @@ func pngSize(_ path: String) -> (Int, Int)? {
     return (be(16), be(20))
 }
 
-@Suite struct SnapshotCLITests {
-    @Test(arguments: [("1280x720", 1280, 720), ("480x854", 480, 854), ("160x90", 160, 90)])
-    func snapshotWritesAPNGOfTheAskedSize(size: String, w: Int, h: Int) throws {
-        let dir = try TempDir()
-        let out = dir.file("demo.png")
-        let r = try pipcompose(["snapshot", "--size", size, "--at", "2.5", "-o", out])
-        #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.isEmpty, "\(r.stderr)")
-        #expect(pngSize(out).map { $0 == (w, h) } == true)
-        // ffprobe agrees it is a PNG of that size.
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", out]
-        let pipe = Pipe()
-        probe.standardOutput = pipe
-        try probe.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        probe.waitUntilExit()
-        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "png,\(w),\(h)")
-    }
+extension EndToEnd {
+    @Suite struct SnapshotCLITests {
+        @Test(arguments: [("1280x720", 1280, 720), ("480x854", 480, 854), ("160x90", 160, 90)])
+        func snapshotWritesAPNGOfTheAskedSize(size: String, w: Int, h: Int) throws {
+            let dir = try TempDir()
+            let out = dir.file("demo.png")
+            let r = try pipcompose(["snapshot", "--size", size, "--at", "2.5", "-o", out])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.isEmpty, "\(r.stderr)")
+            #expect(pngSize(out).map { $0 == (w, h) } == true)
+            // ffprobe agrees it is a PNG of that size.
+            let probe = Process()
+            probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            probe.arguments = ["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", out]
+            let pipe = Pipe()
+            probe.standardOutput = pipe
+            try probe.run()
+            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            probe.waitUntilExit()
+            #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "png,\(w),\(h)")
+        }
 
-    @Test func sceneFilesRenderAtTheirOwnSize() throws {
-        let dir = try TempDir()
-        let out = dir.file("slides.png")
-        let r = try pipcompose(["snapshot", examples + "/finite-slideshow.json", "-o", out])
-        #expect(r.status == 0, "\(r.stderr)")
-        #expect(pngSize(out).map { $0 == (1920, 1080) } == true)
-    }
+        @Test func sceneFilesRenderAtTheirOwnSize() throws {
+            let dir = try TempDir()
+            let out = dir.file("slides.png")
+            let r = try pipcompose(["snapshot", examples + "/finite-slideshow.json", "-o", out])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(pngSize(out).map { $0 == (1920, 1080) } == true)
+        }
 
-    @Test(arguments: [
-        (["--size", "0x720"], "positive"),
-        (["--size", "1281x720"], "even"),
-        (["--size", "big"], "WIDTHxHEIGHT"),
-        (["--size", "8000x8000"], "largest"),
-        (["--at", "-1"], "--at"),
-    ])
-    func badOptionsAreRefusedWithTheRule(extra: [String], words: String) throws {
-        let dir = try TempDir()
-        let r = try pipcompose(["snapshot", "-o", dir.file("x.png")] + extra)
-        #expect(r.status != 0)
-        #expect(r.stderr.contains(words), "\(r.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: dir.file("x.png")))
-    }
+        @Test(arguments: [
+            (["--size", "0x720"], "positive"),
+            (["--size", "1281x720"], "even"),
+            (["--size", "big"], "WIDTHxHEIGHT"),
+            (["--size", "8000x8000"], "largest"),
+            (["--at", "-1"], "--at"),
+        ])
+        func badOptionsAreRefusedWithTheRule(extra: [String], words: String) throws {
+            let dir = try TempDir()
+            let r = try pipcompose(["snapshot", "-o", dir.file("x.png")] + extra)
+            #expect(r.status != 0)
+            #expect(r.stderr.contains(words), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.file("x.png")))
+        }
 
-    @Test func aBadSceneNamesFileLineAndColumnWithoutAStackTrace() throws {
-        let dir = try TempDir()
-        let scene = dir.file("bad.yaml")
-        try "fps: 30\nwidgets:\n  - type: ticker\n    speed: fast\n".write(toFile: scene, atomically: true, encoding: .utf8)
-        let r = try pipcompose(["snapshot", scene, "-o", dir.file("x.png")])
-        #expect(r.status == 1)
-        #expect(r.stderr.contains("\(scene):4:12: widgets[0].speed: expected a number"), "\(r.stderr)")
-        #expect(!r.stderr.contains("Fatal") && !r.stderr.contains("Stack"))
-        #expect(!FileManager.default.fileExists(atPath: dir.file("x.png")))
-    }
+        @Test func aBadSceneNamesFileLineAndColumnWithoutAStackTrace() throws {
+            let dir = try TempDir()
+            let scene = dir.file("bad.yaml")
+            try "fps: 30\nwidgets:\n  - type: ticker\n    speed: fast\n".write(toFile: scene, atomically: true, encoding: .utf8)
+            let r = try pipcompose(["snapshot", scene, "-o", dir.file("x.png")])
+            #expect(r.status == 1)
+            #expect(r.stderr.contains("\(scene):4:12: widgets[0].speed: expected a number"), "\(r.stderr)")
+            #expect(!r.stderr.contains("Fatal") && !r.stderr.contains("Stack"))
+            #expect(!FileManager.default.fileExists(atPath: dir.file("x.png")))
+        }
 
-    @Test func aMissingImageWarnsAndStillRenders() throws {
-        let dir = try TempDir()
-        let scene = dir.file("img.yaml")
-        try "widgets:\n  - {type: image, source: nothere.png, place: fill}\n".write(toFile: scene, atomically: true, encoding: .utf8)
-        let r = try pipcompose(["snapshot", scene, "--size", "320x180", "-o", dir.file("x.png")])
-        #expect(r.status == 0)
-        #expect(r.stderr.contains("warning:") && r.stderr.contains("nothere.png") && r.stderr.contains("placeholder"))
-        #expect(pngSize(dir.file("x.png")).map { $0 == (320, 180) } == true)
-    }
+        @Test func aMissingImageWarnsAndStillRenders() throws {
+            let dir = try TempDir()
+            let scene = dir.file("img.yaml")
+            try "widgets:\n  - {type: image, source: nothere.png, place: fill}\n".write(toFile: scene, atomically: true, encoding: .utf8)
+            let r = try pipcompose(["snapshot", scene, "--size", "320x180", "-o", dir.file("x.png")])
+            #expect(r.status == 0)
+            #expect(r.stderr.contains("warning:") && r.stderr.contains("nothere.png") && r.stderr.contains("placeholder"))
+            #expect(pngSize(dir.file("x.png")).map { $0 == (320, 180) } == true)
+        }
 
-    @Test func anUnwritableOutputIsRefusedBeforeRendering() throws {
-        let r = try pipcompose(["snapshot", "-o", "/nonexistent-dir/x.png"])
-        #expect(r.status != 0)
-        #expect(r.stderr.contains("/nonexistent-dir"))
+        @Test func anUnwritableOutputIsRefusedBeforeRendering() throws {
+            let r = try pipcompose(["snapshot", "-o", "/nonexistent-dir/x.png"])
+            #expect(r.status != 0)
+            #expect(r.stderr.contains("/nonexistent-dir"))
+        }
     }
 }

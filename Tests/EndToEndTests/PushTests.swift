@@ -48,62 +48,64 @@ final class RTMPServer {
     }
 }
 
-@Suite(.serialized) struct PushTests {
-    @Test func pushesToAnRTMPServerThatComesUpLateAndTheRecordingIsUntouched() throws {
-        let dir = try TempDir()
-        let file = dir.file("local.ts")
-        // Start pushing to a port with no server yet, and record locally.
-        let port = freePort()
-        let url = "rtmp://127.0.0.1:\(port)/live/test"
-        let (p, _) = try startLive(["--push", url, "--record", file], rtsp: false)
-        #expect(p.waitForLine(timeout: 20) { $0.contains("push:\(url): failed") && $0.contains("retrying") } != nil,
-                "\(p.allOutput)")
-        // Now the server appears on that port.
-        let rtmp = try RTMPServer(port: port)
-        #expect(rtmp.waitUntilListening())
-        #expect(p.waitForFrames("push:\(url)", atLeast: 60, timeout: 60), "\(p.allOutput)")
-        p.signal(SIGINT)
-        #expect(p.waitForExit() == 0, "\(p.allOutput)")
-        rtmp.stop()
-        let sizes = try frameSizes(rtmp.recording)
-        #expect(sizes.count >= 30, "\(rtmp.recording): \(sizes.count) frames")
-        #expect(Set(sizes) == ["640x360"])
-        #expect(try decodedFrames(file) == summaryFrames(p, "record:\(file)"))
-    }
+extension EndToEnd {
+    @Suite(.serialized) struct PushTests {
+        @Test func pushesToAnRTMPServerThatComesUpLateAndTheRecordingIsUntouched() throws {
+            let dir = try TempDir()
+            let file = dir.file("local.ts")
+            // Start pushing to a port with no server yet, and record locally.
+            let port = freePort()
+            let url = "rtmp://127.0.0.1:\(port)/live/test"
+            let (p, _) = try startLive(["--push", url, "--record", file], rtsp: false)
+            #expect(p.waitForLine(timeout: 20) { $0.contains("push:\(url): failed") && $0.contains("retrying") } != nil,
+                    "\(p.allOutput)")
+            // Now the server appears on that port.
+            let rtmp = try RTMPServer(port: port)
+            #expect(rtmp.waitUntilListening())
+            #expect(p.waitForFrames("push:\(url)", atLeast: 60, timeout: 60), "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            rtmp.stop()
+            let sizes = try frameSizes(rtmp.recording)
+            #expect(sizes.count >= 30, "\(rtmp.recording): \(sizes.count) frames")
+            #expect(Set(sizes) == ["640x360"])
+            #expect(try decodedFrames(file) == summaryFrames(p, "record:\(file)"))
+        }
 
-    @Test func pushesToAnSRTListener() throws {
-        let dir = try TempDir()
-        let port = freePort(udp: true)
-        let received = dir.file("srt.ts")
-        // A short probe: the stream is only a few seconds long.
-        let listener = try LiveProcess("/usr/bin/env", ["ffmpeg", "-v", "error", "-analyzeduration", "1000000",
-                                                        "-i", "srt://127.0.0.1:\(port)?mode=listener", "-c", "copy",
-                                                        "-y", received])
-        let (p, _) = try startLive(["--push", "srt://127.0.0.1:\(port)"], rtsp: false)
-        #expect(p.waitForFrames("push:srt://127.0.0.1:\(port)", atLeast: 150), "\(p.allOutput)")
-        p.signal(SIGINT)
-        #expect(p.waitForExit() == 0)
-        _ = listener.waitForExit(timeout: 20)
-        #expect((try decodedFrames(received) ?? 0) >= 30, "\(listener.allOutput)")
-    }
+        @Test func pushesToAnSRTListener() throws {
+            let dir = try TempDir()
+            let port = freePort(udp: true)
+            let received = dir.file("srt.ts")
+            // A short probe: the stream is only a few seconds long.
+            let listener = try LiveProcess("/usr/bin/env", ["ffmpeg", "-v", "error", "-analyzeduration", "1000000",
+                                                            "-i", "srt://127.0.0.1:\(port)?mode=listener", "-c", "copy",
+                                                            "-y", received])
+            let (p, _) = try startLive(["--push", "srt://127.0.0.1:\(port)"], rtsp: false)
+            #expect(p.waitForFrames("push:srt://127.0.0.1:\(port)", atLeast: 150), "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0)
+            _ = listener.waitForExit(timeout: 20)
+            #expect((try decodedFrames(received) ?? 0) >= 30, "\(listener.allOutput)")
+        }
 
-    @Test func pushesToAnRTSPServerByRecord() throws {
-        let dir = try TempDir()
-        let port = freePort()
-        let received = dir.file("record.mkv")
-        // A gst-rtsp-server in RECORD mode that decodes what it receives and writes it to a file.
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/rtsp_record_server.py").path
-        let server = try LiveProcess("/usr/bin/python3", [fixture, String(port), received])
-        #expect(server.waitForLine(timeout: 20) { $0.hasPrefix("listening") } != nil, "\(server.allOutput)")
-        let url = "rtsp://127.0.0.1:\(port)/live"
-        let (p, _) = try startLive(["--push", url], rtsp: false)
-        #expect(p.waitForFrames("push:\(url)", atLeast: 90), "\(p.allOutput)")
-        p.signal(SIGINT)
-        #expect(p.waitForExit() == 0)
-        server.signal(SIGTERM)
-        _ = server.waitForExit(timeout: 20)
-        let frames = try decodedFrames(received) ?? 0
-        #expect(frames >= 60, "the server wrote \(frames) frames: \(server.allOutput)")
+        @Test func pushesToAnRTSPServerByRecord() throws {
+            let dir = try TempDir()
+            let port = freePort()
+            let received = dir.file("record.mkv")
+            // A gst-rtsp-server in RECORD mode that decodes what it receives and writes it to a file.
+            let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/rtsp_record_server.py").path
+            let server = try LiveProcess("/usr/bin/python3", [fixture, String(port), received])
+            #expect(server.waitForLine(timeout: 20) { $0.hasPrefix("listening") } != nil, "\(server.allOutput)")
+            let url = "rtsp://127.0.0.1:\(port)/live"
+            let (p, _) = try startLive(["--push", url], rtsp: false)
+            #expect(p.waitForFrames("push:\(url)", atLeast: 90), "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0)
+            server.signal(SIGTERM)
+            _ = server.waitForExit(timeout: 20)
+            let frames = try decodedFrames(received) ?? 0
+            #expect(frames >= 60, "the server wrote \(frames) frames: \(server.allOutput)")
+        }
     }
 }

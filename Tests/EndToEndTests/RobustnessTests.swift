@@ -2,94 +2,96 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite(.serialized) struct RobustnessTests {
-    @Test func aFullDiskClosesThatRecordingAloneAndTheOthersComplete() throws {
-        let dir = try TempDir()
-        // Writing to /dev/full fails with "No space left on device", as a full disk does.
-        let full = dir.file("full.ts")
-        try FileManager.default.createSymbolicLink(atPath: full, withDestinationPath: "/dev/full")
-        let good = dir.file("good.mkv")
-        let (p, url) = try startLive(["--record", full, "--record", good])
-        let u = try #require(url)
-        #expect(p.waitForLine(timeout: 20) { $0.contains("record:\(full): failed and closed") } != nil, "\(p.allOutput)")
-        // The stream and the other recording carry on.
-        let r = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width",
-                          "-of", "csv=p=0", u])
-        #expect(r.out.trimmingCharacters(in: .whitespacesAndNewlines) == "640")
-        #expect(p.waitForFrames("record:\(good)", atLeast: 60))
-        p.signal(SIGINT)
-        #expect(p.waitForExit() == 0, "\(p.allOutput)")
-        #expect(try decodedFrames(good) == summaryFrames(p, "record:\(good)"))
-    }
-
-    @Test func aUserPipelineReceivesTheStream() throws {
-        let dir = try TempDir()
-        let out = dir.file("custom.mkv")
-        let pipeline = dir.file("mine.pipeline")
-        try """
-        # my own tail: re-mux to Matroska
-        appsrc name=in
-        h264parse
-        matroskamux
-        filesink location=\(out)
-        """.write(toFile: pipeline, atomically: true, encoding: .utf8)
-        let r = try pipcompose(["run", "--no-control", "--size", "320x180", "--duration", "2", "--pipeline", pipeline])
-        #expect(r.status == 0, "\(r.stderr)")
-        #expect(try decodedFrames(out) == 60)
-        let dump = try pipcompose(["run", "--no-control", "--size", "320x180", "--pipeline", pipeline, "--dump-pipeline"])
-        #expect(dump.stdout.contains("appsrc name=in ! h264parse ! matroskamux ! filesink location=\(out)"))
-        #expect(dump.stdout.contains("x264enc name=encoder tune=zerolatency"))
-    }
-
-    @Test func aGStreamerClientPlaysTooAlongsideFFmpeg() throws {
-        let (p, url) = try startLive([])
-        let u = try #require(url)
-        let gst = try LiveProcess("/usr/bin/env", ["gst-launch-1.0", "-q", "rtspsrc", "location=\(u)", "latency=0",
-                                                   "protocols=tcp", "!", "rtph264depay", "!", "h264parse", "!",
-                                                   "avdec_h264", "!", "identity", "eos-after=30", "!", "fakesink"])
-        let ff = try LiveProcess("/usr/bin/env", ["ffmpeg", "-v", "error", "-rtsp_transport", "udp", "-i", u,
-                                                  "-frames:v", "30", "-f", "null", "-"])
-        #expect(gst.waitForExit(timeout: 60) == 0, "\(gst.allOutput)")
-        #expect(ff.waitForExit(timeout: 60) == 0, "\(ff.allOutput)")
-        p.signal(SIGINT)
-        #expect(p.waitForExit() == 0)
-    }
-
-    @Test func aBurstOfViewersIsServedAndTheServerLives() throws {
-        let (p, url) = try startLive([])
-        let u = try #require(url)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("bench/rtsp_burst.py").path
-        // Twice: once to a server with no viewer yet, once right after the first burst left.
-        for _ in 0..<2 {
-            let r = try tool(["python3", script, u, "--viewers", "200", "--timeout", "20"], timeout: 90)
-            #expect(r.status == 0, "\(r.err)")
-            let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any]
-            let served = json?["served"] as? Int ?? 0, refused = json?["refused"] as? Int ?? 0
-            #expect(served + refused == 200, "\(r.out)")
-            #expect(served >= 190, "\(r.out)")
-        }
-        // Still serving.
-        let probe = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width",
+extension EndToEnd {
+    @Suite(.serialized) struct RobustnessTests {
+        @Test func aFullDiskClosesThatRecordingAloneAndTheOthersComplete() throws {
+            let dir = try TempDir()
+            // Writing to /dev/full fails with "No space left on device", as a full disk does.
+            let full = dir.file("full.ts")
+            try FileManager.default.createSymbolicLink(atPath: full, withDestinationPath: "/dev/full")
+            let good = dir.file("good.mkv")
+            let (p, url) = try startLive(["--record", full, "--record", good])
+            let u = try #require(url)
+            #expect(p.waitForLine(timeout: 20) { $0.contains("record:\(full): failed and closed") } != nil, "\(p.allOutput)")
+            // The stream and the other recording carry on.
+            let r = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width",
                               "-of", "csv=p=0", u])
-        #expect(probe.out.trimmingCharacters(in: .whitespacesAndNewlines) == "640")
-        p.signal(SIGINT)
-        #expect(p.waitForExit() == 0)
-    }
+            #expect(r.out.trimmingCharacters(in: .whitespacesAndNewlines) == "640")
+            #expect(p.waitForFrames("record:\(good)", atLeast: 60))
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            #expect(try decodedFrames(good) == summaryFrames(p, "record:\(good)"))
+        }
 
-    @Test func aPasswordKeepsStrangersOut() throws {
-        let p = try LiveProcess(binary, ["run", "--no-control", "--size", "320x180", "--rtsp", "127.0.0.1:0/pip", "--rtsp-user", "alice"])
-        #expect(p.waitForExit(timeout: 30) != 0, "a user without a password must be refused")
-        let (live, url) = try startLive(["--rtsp-user", "alice", "--rtsp-password", "s3cret"])
-        let u = try #require(url)
-        let port = try #require(URLComponents(string: u)?.port)
-        let stranger = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width",
-                                 "-of", "csv=p=0", u])
-        #expect(stranger.status != 0 && stranger.err.contains("401"), "\(stranger.err)")
-        let friend = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width",
-                               "-of", "csv=p=0", "rtsp://alice:s3cret@127.0.0.1:\(port)/pip"])
-        #expect(friend.out.trimmingCharacters(in: .whitespacesAndNewlines) == "640", "\(friend.err)")
-        live.signal(SIGINT)
-        #expect(live.waitForExit() == 0)
+        @Test func aUserPipelineReceivesTheStream() throws {
+            let dir = try TempDir()
+            let out = dir.file("custom.mkv")
+            let pipeline = dir.file("mine.pipeline")
+            try """
+            # my own tail: re-mux to Matroska
+            appsrc name=in
+            h264parse
+            matroskamux
+            filesink location=\(out)
+            """.write(toFile: pipeline, atomically: true, encoding: .utf8)
+            let r = try pipcompose(["run", "--no-control", "--size", "320x180", "--duration", "2", "--pipeline", pipeline])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(try decodedFrames(out) == 60)
+            let dump = try pipcompose(["run", "--no-control", "--size", "320x180", "--pipeline", pipeline, "--dump-pipeline"])
+            #expect(dump.stdout.contains("appsrc name=in ! h264parse ! matroskamux ! filesink location=\(out)"))
+            #expect(dump.stdout.contains("x264enc name=encoder tune=zerolatency"))
+        }
+
+        @Test func aGStreamerClientPlaysTooAlongsideFFmpeg() throws {
+            let (p, url) = try startLive([])
+            let u = try #require(url)
+            let gst = try LiveProcess("/usr/bin/env", ["gst-launch-1.0", "-q", "rtspsrc", "location=\(u)", "latency=0",
+                                                       "protocols=tcp", "!", "rtph264depay", "!", "h264parse", "!",
+                                                       "avdec_h264", "!", "identity", "eos-after=30", "!", "fakesink"])
+            let ff = try LiveProcess("/usr/bin/env", ["ffmpeg", "-v", "error", "-rtsp_transport", "udp", "-i", u,
+                                                      "-frames:v", "30", "-f", "null", "-"])
+            #expect(gst.waitForExit(timeout: 60) == 0, "\(gst.allOutput)")
+            #expect(ff.waitForExit(timeout: 60) == 0, "\(ff.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0)
+        }
+
+        @Test func aBurstOfViewersIsServedAndTheServerLives() throws {
+            let (p, url) = try startLive([])
+            let u = try #require(url)
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("bench/rtsp_burst.py").path
+            // Twice: once to a server with no viewer yet, once right after the first burst left.
+            for _ in 0..<2 {
+                let r = try tool(["python3", script, u, "--viewers", "200", "--timeout", "20"], timeout: 90)
+                #expect(r.status == 0, "\(r.err)")
+                let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any]
+                let served = json?["served"] as? Int ?? 0, refused = json?["refused"] as? Int ?? 0
+                #expect(served + refused == 200, "\(r.out)")
+                #expect(served >= 190, "\(r.out)")
+            }
+            // Still serving.
+            let probe = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width",
+                                  "-of", "csv=p=0", u])
+            #expect(probe.out.trimmingCharacters(in: .whitespacesAndNewlines) == "640")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0)
+        }
+
+        @Test func aPasswordKeepsStrangersOut() throws {
+            let p = try LiveProcess(binary, ["run", "--no-control", "--size", "320x180", "--rtsp", "127.0.0.1:0/pip", "--rtsp-user", "alice"])
+            #expect(p.waitForExit(timeout: 30) != 0, "a user without a password must be refused")
+            let (live, url) = try startLive(["--rtsp-user", "alice", "--rtsp-password", "s3cret"])
+            let u = try #require(url)
+            let port = try #require(URLComponents(string: u)?.port)
+            let stranger = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width",
+                                     "-of", "csv=p=0", u])
+            #expect(stranger.status != 0 && stranger.err.contains("401"), "\(stranger.err)")
+            let friend = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width",
+                                   "-of", "csv=p=0", "rtsp://alice:s3cret@127.0.0.1:\(port)/pip"])
+            #expect(friend.out.trimmingCharacters(in: .whitespacesAndNewlines) == "640", "\(friend.err)")
+            live.signal(SIGINT)
+            #expect(live.waitForExit() == 0)
+        }
     }
 }
