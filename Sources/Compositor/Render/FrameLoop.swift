@@ -103,12 +103,7 @@ public final class FrameLoop: @unchecked Sendable {
         var n: Int64 = 0
         var sentFirst = false
         while true {
-            let (stop, resize) = lock.withLock { () -> (Bool, PixelSize?) in
-                let r = pendingSize
-                pendingSize = nil
-                return (stopRequested, r)
-            }
-            if stop { break }
+            if lock.withLock({ stopRequested }) { break }
             var target = clock.time(ofFrame: n)
             if let duration, Double(target) / 1e9 >= duration - 1e-9 { break }
             // A finite scene ends at its end.
@@ -120,6 +115,12 @@ public final class FrameLoop: @unchecked Sendable {
                 n += behind
                 target = clock.time(ofFrame: n)
                 lock.withLock { _stats.late += UInt64(behind) }
+            }
+            // Read a pending resize after the wait, not before it: a request that came in while waiting goes
+            // into this frame, not the next one (one frame interval less from request to picture).
+            let resize = lock.withLock { () -> PixelSize? in
+                defer { pendingSize = nil }
+                return pendingSize
             }
             if let resize, resize != renderer.size {
                 do {
