@@ -19,6 +19,8 @@ public final class FrameLoop: @unchecked Sendable {
 
     public let renderer: Renderer
     public let clock: FrameClock
+    /// How many frame intervals late the loop may fall before it skips frames instead of catching up.
+    static let catchUpLimit: UInt64 = 4
     /// Scene time under play/pause/skip.
     public let playback: Playback
     /// Work for the loop thread, run before the next frame: widget updates must not race with drawing.
@@ -109,8 +111,10 @@ public final class FrameLoop: @unchecked Sendable {
             // A finite scene ends at its end.
             if n > 0 && playback.ended(at: Double(target) / 1e9) { break }
             let now = clock.wait(until: target)
-            // More than a frame late: skip the frames whose time has passed, and count them.
-            if now > target + frameNs {
+            // A hiccup (the thread scheduled late by a frame or a few) is caught up: the missed frames are
+            // drawn at once with their own timestamps, which costs well under a millisecond each. Only a real
+            // stall, more than `catchUpLimit` frames behind, skips frames, and counts them as dropped.
+            if now > target + frameNs * Self.catchUpLimit {
                 let behind = Int64((now - target) / frameNs)
                 n += behind
                 target = clock.time(ofFrame: n)
