@@ -155,6 +155,7 @@ extension EndToEnd {
             try refused(["--record", "/nonexistent-folder/x.mp4"], "does not exist")
             try refused(["--push", "ftp://example.com/x"], "unsupported scheme")
             try refused(["--push", "srt://127.0.0.1"], "needs a port")
+            try refused(["--push", "rtmp://127.0.0.1/x"], "application and a stream key")
             try refused(["--rtsp", "99999/pip"], "port must be")
             try refused(["--encoder", "magic"], "--encoder must be one of")
             try refused(["--encoder", "nvenc"], "not installed")

@@ -17,8 +17,7 @@ public final class ChainOutput: @unchecked Sendable {
     private var pipeline: Pipeline?
     private var input: AppSource?
     private var restamper = Restamper()
-    private var waitingForKey = true
-    private var lastCaps: UnsafeMutablePointer<GstCaps>?
+    private var gate = StreamGate()
     private let lock = NSLock()
     private var _state = State.starting
     private var _delivered: UInt64 = 0
@@ -84,9 +83,8 @@ public final class ChainOutput: @unchecked Sendable {
         lock.withLock {
             self.pipeline = p
             self.input = input
-            self.waitingForKey = true
+            self.gate.reset()
             self.restamper.reset()
-            if let c = lastCaps { gst_caps_unref(c); lastCaps = nil }
         }
         do {
             try p.play { [weak self] event in self?.handle(event) }
@@ -106,21 +104,11 @@ public final class ChainOutput: @unchecked Sendable {
     public func deliver(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
         lock.lock()
         defer { lock.unlock() }
-        guard _state == .running, let input else { return }
-        // A stream must start on a key frame; until one comes, frames are of no use to a decoder.
-        if waitingForKey {
-            if cgst_buffer_is_delta(buffer) != 0 { return }
-            waitingForKey = false
-        }
+        guard _state == .running, let input, gate.admit(buffer) else { return }
         // A fixed-size file keeps its first caps: after a resize a letterboxing encoder of the same size takes
         // over, whose caps differ in fields that do not matter, and mp4mux would start a second track
-        // description that ffmpeg refuses to play. The parameter sets travel in band (avc3) anyway.
-        let keepFirst = fileSize != nil && lastCaps != nil
-        if let caps, !keepFirst, lastCaps == nil || gst_caps_is_equal(lastCaps, caps) == 0 {
-            if let c = lastCaps { gst_caps_unref(c) }
-            lastCaps = gst_caps_ref(caps)
-            input.setCaps(caps)
-        }
+        // description that ffmpeg refuses to play. Its SPS/PPS are the same, and they travel in band too.
+        gate.pass(caps, to: input, keepFirst: fileSize != nil)
         input.push(restamper.restamp(buffer))
         _delivered += 1
         _bytes += UInt64(gst_buffer_get_size(buffer))
@@ -128,7 +116,7 @@ public final class ChainOutput: @unchecked Sendable {
 
     /// Waits for the next key frame before sending more (after switching encoders).
     public func resync() {
-        lock.withLock { waitingForKey = true }
+        lock.withLock { gate.resync() }
     }
 
     private func handle(_ event: Pipeline.Event) {
@@ -221,7 +209,7 @@ public final class ChainOutput: @unchecked Sendable {
             pipeline = nil
             retiredDrops += self.input?.dropped ?? 0
             self.input = nil
-            if let c = lastCaps { gst_caps_unref(c); lastCaps = nil }
+            gate.reset()
         }
         return ok
     }

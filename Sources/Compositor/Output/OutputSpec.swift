@@ -55,7 +55,13 @@ public enum OutputSpec: Sendable, Equatable {
                           + "srt://HOST:PORT or rtsp://HOST:PORT/path")
         }
         switch scheme {
-        case "rtmp", "rtmps": return .push(url: url, scheme: "rtmp")
+        case "rtmp", "rtmps":
+            // rtmp2sink needs both an application and a stream key: rtmp://host/app/key.
+            guard c.path.split(separator: "/").count >= 2 else {
+                throw Invalid(description: "cannot push to '\(url)': an RTMP URL needs an application and a "
+                              + "stream key, like rtmp://\(host)/live/KEY")
+            }
+            return .push(url: url, scheme: "rtmp")
         case "srt":
             guard c.port != nil else { throw Invalid(description: "cannot push to '\(url)': srt:// needs a port") }
             return .push(url: url, scheme: "srt")

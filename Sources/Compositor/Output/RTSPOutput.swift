@@ -9,8 +9,7 @@ public final class RTSPOutput: @unchecked Sendable {
     public let mediaLaunch: String
     private let lock = NSLock()
     private var feed: AppSource?
-    private var lastCaps: UnsafeMutablePointer<GstCaps>?
-    private var waitingForKey = true
+    private var gate = StreamGate()
     private var _delivered: UInt64 = 0
     private var _bytes: UInt64 = 0
     /// The live encoder; set by the session.
@@ -25,8 +24,7 @@ public final class RTSPOutput: @unchecked Sendable {
             guard let self else { return }
             self.lock.withLock {
                 self.feed = feed
-                self.waitingForKey = true
-                if let c = self.lastCaps { gst_caps_unref(c); self.lastCaps = nil }
+                self.gate.reset()
             }
             self.source?.requestKeyFrame()
         }
@@ -34,7 +32,7 @@ public final class RTSPOutput: @unchecked Sendable {
             guard let self else { return }
             self.lock.withLock {
                 self.feed = nil
-                if let c = self.lastCaps { gst_caps_unref(c); self.lastCaps = nil }
+                self.gate.reset()
             }
         }
         server.onPlay = { [weak self] in self?.source?.requestKeyFrame() }
@@ -52,16 +50,8 @@ public final class RTSPOutput: @unchecked Sendable {
     public func deliver(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
         lock.lock()
         defer { lock.unlock() }
-        guard let feed else { return }
-        if waitingForKey {
-            if cgst_buffer_is_delta(buffer) != 0 { return }
-            waitingForKey = false
-        }
-        if let caps, lastCaps == nil || gst_caps_is_equal(lastCaps, caps) == 0 {
-            if let c = lastCaps { gst_caps_unref(c) }
-            lastCaps = gst_caps_ref(caps)
-            feed.setCaps(caps)
-        }
+        guard let feed, gate.admit(buffer) else { return }
+        gate.pass(caps, to: feed)
         let copy = gst_buffer_copy(buffer)!
         cgst_buffer_clear_timestamps(copy)
         feed.push(copy)

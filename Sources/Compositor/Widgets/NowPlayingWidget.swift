@@ -155,6 +155,7 @@ public final class NowPlayingWidget: WidgetBase, Widget {
             layouts[line] = l
             record(l, x: rect.x, y: rect.y + (rect.height - l.height) / 2)
         }
+        barTrack = measureBarTrack()
         if let r = lineBoxes.first(where: { $0.0 == .progress })?.1, timeSize >= 7 {
             let sample = timeLayout("-88:88", engine: engine)
             let y = r.y + (r.height - sample.height) / 2
@@ -194,7 +195,10 @@ public final class NowPlayingWidget: WidgetBase, Widget {
 
     /// The progress bar's track for the current layout: after the glyph and elapsed time, before the remaining
     /// time; the whole row after the glyph when the times are too small to show.
-    private var barTrack: Rect? {
+    /// Computed once per layout: it shapes a sample text, too costly for every frame's appearance check.
+    private var barTrack: Rect?
+
+    private func measureBarTrack() -> Rect? {
         guard let r = lineBoxes.first(where: { $0.0 == .progress })?.1, let engine else { return nil }
         let gap = max(2, 12 * scale) / 2
         let sampleWidth = timeSize >= 7 ? timeLayout("-88:88", engine: engine).width + gap : 0
