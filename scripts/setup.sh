@@ -35,6 +35,7 @@ PACKAGES=(
     nginx-light
     libnginx-mod-rtmp
     python3-gi
+    dbus-daemon
     gir1.2-gst-rtsp-server-1.0
     time
 )

@@ -1,12 +1,13 @@
 #ifndef PIPCOMPOSE_CGST_SHIM_H
 #define PIPCOMPOSE_CGST_SHIM_H
-// The one header through which Swift reaches GStreamer. `cgst_` functions exist only where
+// The one header through which Swift reaches GStreamer (and GIO's D-Bus client). `cgst_` functions exist only where
 // Swift cannot import the C API as it is: function-like macros, variadic functions and casts.
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 #include <gst/rtsp-server/rtsp-server.h>
+#include <gio/gio.h>
 
 // GST_BUFFER_PTS / DURATION are macros over struct fields.
 static inline void cgst_buffer_set_timing(GstBuffer *buffer, GstClockTime pts, GstClockTime duration) {

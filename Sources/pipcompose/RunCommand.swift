@@ -73,6 +73,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Feed a ticker from standard input, one item a line (stdin then takes no commands): ID.")
     var tickerStdin: String?
 
+    @Option(help: "Follow this MPRIS media player on the D-Bus session bus (e.g. vlc); default: the first one there.")
+    var mprisPlayer: String?
+
+    @Flag(help: "Do not follow media players over D-Bus (MPRIS) in the now-playing card.")
+    var noMpris = false
+
     @Option(help: "Print a status line (frames, drops, each output) every this many seconds; 0 = never.")
     var statusEvery: Double = 0
 
@@ -184,6 +190,7 @@ struct RunCommand: ParsableCommand {
             stopper.finish(reason: "bad ticker feed")
             throw UserError("\(error)")
         }
+        let mpris = noMpris ? nil : MPRISFeed.start(session: session, player: mprisPlayer, log: { printLog($0) })
         if let rtsp = session.rtsp { print("serving \(rtsp.url)") }
         for c in session.chains { print("output \(c.id)") }
         print("\(options.size) at \(options.fps) fps; type 'resize WxH' + Enter to resize, Ctrl-C to stop")
@@ -198,6 +205,7 @@ struct RunCommand: ParsableCommand {
         }
         let ok = stopper.waitForEnd()
         feeds.forEach { $0.stop() }
+        mpris?.stop()
         let s = session.status
         print("stopped after \(s.frame + 1) frames: rendered \(s.rendered), repeated \(s.repeated), "
               + "encoded \(s.encoded), dropped \(s.dropped) (late \(s.late), at the encoder \(s.encoderDropped))")

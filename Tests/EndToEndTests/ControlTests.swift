@@ -221,4 +221,30 @@ extension EndToEnd {
             #expect(bad.status != 0 && bad.stderr.contains("not a ticker"), "\(bad.stderr)")
         }
     }
+
+    @Suite struct DropEventTests {
+        @Test func aSlowOutputDropsFramesAndTheEventStreamSaysSo() throws {
+            let dir = try TempDir()
+            // An output that takes 200 ms a frame: its bounded queue must overflow and drop.
+            let slow = try dir.write("slow.pipeline", "appsrc name=in ! identity sleep-time=200000 ! fakesink sync=false\n")
+            let file = dir.file("beside.ts")
+            let (p, _) = try startLive(["--pipeline", slow, "--record", file], rtsp: false)
+            let c = try #require(controlURL(p))
+            let events = try LiveProcess(binary, ["ctl", "--control", c, "events"])
+            #expect(events.waitForLine { $0.contains("listening for events") } != nil)
+            let drop = try #require(events.waitForLine(timeout: 30) { $0.contains("framesDropped") }, "\(events.allOutput)")
+            #expect(drop.contains("\"new\"") && drop.contains("\"total\""), "\(drop)")
+            // Rate-limited: a second report comes later, not for every frame.
+            #expect(events.waitForLines(count: 2, timeout: 30) { $0.contains("framesDropped") }, "\(events.allOutput)")
+            events.signal(SIGKILL)
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            // The recording beside the slow output lost nothing.
+            let line = try #require(p.stdout.last { $0.hasPrefix("record:\(file):") }, "\(p.allOutput)")
+            #expect(line.hasSuffix("dropped 0"), "\(line)")
+            let slowLine = try #require(p.stdout.last { $0.hasPrefix("pipeline:slow.pipeline") }, "\(p.allOutput)")
+            #expect(!slowLine.hasSuffix("dropped 0"), "\(slowLine)")
+            #expect(try decodedFrames(file) == summaryFrames(p, "record:\(file)"))
+        }
+    }
 }

@@ -10,9 +10,13 @@ final class LiveProcess: @unchecked Sendable {
     private var errLines: [String] = []
     private var readersDone = 0
 
-    init(_ executable: String, _ args: [String]) throws {
+    /// `environment` adds to (or overrides) this process's environment.
+    init(_ executable: String, _ args: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = args
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardInput = stdinPipe
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -66,6 +70,18 @@ final class LiveProcess: @unchecked Sendable {
             if let hit = (outLines + errLines).first(where: match) { return hit }
             if readersDone == 2 { return nil }
             if !cond.wait(until: deadline) { return (outLines + errLines).first(where: match) }
+        }
+    }
+
+    /// Waits until at least `count` lines of stdout or stderr satisfy `match` (which must not call back into
+    /// this process object).
+    func waitForLines(count: Int, timeout: TimeInterval = 30, _ match: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        cond.lock()
+        defer { cond.unlock() }
+        while true {
+            if (outLines + errLines).filter(match).count >= count { return true }
+            if readersDone == 2 || !cond.wait(until: deadline) { return (outLines + errLines).filter(match).count >= count }
         }
     }
 

@@ -3,11 +3,12 @@ import Testing
 import TestSupport
 
 /// Starts `pipcompose run` with a free RTSP port and waits until it serves; returns the process and URL.
-func startLive(_ args: [String], rtsp: Bool = true) throws -> (LiveProcess, String?) {
+func startLive(_ args: [String], rtsp: Bool = true,
+               environment: [String: String] = [:]) throws -> (LiveProcess, String?) {
     var all = ["run", "--size", "640x360", "--status-every", "0.5"] + args
     if !args.contains("--control") { all += ["--control", "127.0.0.1:0"] }
     if rtsp { all += ["--rtsp", "127.0.0.1:0/pip"] }
-    let p = try LiveProcess(binary, all)
+    let p = try LiveProcess(binary, all, environment: environment)
     guard p.waitForLine(timeout: 30, { $0.contains(" at ") && $0.contains(" fps") }) != nil else {
         Issue.record("pipcompose did not start: \(p.allOutput)")
         return (p, nil)
