@@ -82,6 +82,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Print a status line (frames, drops, each output) every this many seconds; 0 = never.")
     var statusEvery: Double = 0
 
+    @Option(help: "Leave frames out before the encoder, to test a probe or a video system: every:N or burst:K/N.")
+    var injectDrops: String?
+
+    @Option(help: "Hold every encoded frame this many milliseconds before the outputs get it (0...10000).")
+    var injectDelayMs: Double = 0
+
     @Flag(help: "Print every pipeline that would run, then exit.")
     var dumpPipeline = false
 
@@ -102,6 +108,12 @@ struct RunCommand: ParsableCommand {
         }
         if let bitrate, !(50...200_000).contains(bitrate) { throw ValidationError("--bitrate must be 50...200000 kbit/s") }
         if let keyint, !(1...1000).contains(keyint) { throw ValidationError("--keyint must be 1...1000 frames") }
+        if let injectDrops {
+            do { _ = try DropPattern.parse(injectDrops) } catch { throw ValidationError("--inject-drops: \(error)") }
+        }
+        guard (0...10_000).contains(injectDelayMs) else {
+            throw ValidationError("--inject-delay-ms must be 0...10000, got \(injectDelayMs)")
+        }
         for p in pipeline where !FileManager.default.isReadableFile(atPath: p) {
             throw ValidationError("--pipeline '\(p)': no such readable file")
         }
@@ -147,6 +159,8 @@ struct RunCommand: ParsableCommand {
         let scene = try loadScene(self.scene)
         var options = LiveOptions(scene: scene, size: try parseSizeOption(size), fps: fps, outputs: try outputs())
         options.duration = duration
+        options.injectDrops = try injectDrops.map { try DropPattern.parse($0) }
+        options.injectDelayMs = injectDelayMs
         options.encoder.kind = EncoderSettings.Kind(rawValue: encoder)!
         options.encoder.preset = preset
         options.encoder.bitrate = bitrate ?? 0
@@ -208,7 +222,8 @@ struct RunCommand: ParsableCommand {
         mpris?.stop()
         let s = session.status
         print("stopped after \(s.frame + 1) frames: rendered \(s.rendered), repeated \(s.repeated), "
-              + "encoded \(s.encoded), dropped \(s.dropped) (late \(s.late), at the encoder \(s.encoderDropped))")
+              + "encoded \(s.encoded), dropped \(s.dropped) (late \(s.late), at the encoder \(s.encoderDropped))"
+              + (s.injected > 0 ? ", left out on purpose \(s.injected)" : ""))
         for o in s.outputs { print("\(o.id): \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)") }
         if !ok { throw UserError("some outputs did not finish in time; their files may lack the last second") }
     }

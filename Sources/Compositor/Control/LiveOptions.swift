@@ -8,6 +8,10 @@ public struct LiveOptions: Sendable {
     public var encoder = EncoderSettings()
     /// Stop after this many seconds of frames.
     public var duration: Double?
+    /// Impairments for testing a probe or a video system: frames left out before the encoder, and a fixed
+    /// delay between the encoder and every output.
+    public var injectDrops: DropPattern?
+    public var injectDelayMs: Double = 0
 
     public init(scene: Scene, size: PixelSize? = nil, fps: Int? = nil, outputs: [OutputSpec] = []) {
         self.scene = scene

@@ -112,9 +112,11 @@ public final class LiveSession: @unchecked Sendable {
     }
 
     private func makeEncoder(fixed: PixelSize?, rawCaps: String) throws -> Encoder {
-        try Encoder(template: encoderTemplate!, settings: options.encoder, kind: encoderKind,
-                    liveSize: renderer.size, fixedSize: fixed, fps: options.fps, rawCaps: rawCaps,
-                    onError: { [log] e in log("encoder \(fixed.map { "\($0)" } ?? "live"): \(e)") })
+        let e = try Encoder(template: encoderTemplate!, settings: options.encoder, kind: encoderKind,
+                            liveSize: renderer.size, fixedSize: fixed, fps: options.fps, rawCaps: rawCaps,
+                            onError: { [log] e in log("encoder \(fixed.map { "\($0)" } ?? "live"): \(e)") })
+        e.delay(by: options.injectDelayMs, fps: options.fps)
+        return e
     }
 
     /// Starts serving, recording and pushing, then the frame loop.
@@ -130,6 +132,7 @@ public final class LiveSession: @unchecked Sendable {
         let events = self.events
         loop.onFirstFrame = { events.publish("firstFrame") }
         loop.renderTimer = metrics.renderTime
+        loop.dropPattern = options.injectDrops
         let rtsp = self.rtsp
         loop.viewers = { rtsp?.viewers ?? 0 }
         let live = try makeEncoder(fixed: nil, rawCaps: loop.rawCaps)
@@ -343,6 +346,8 @@ public final class LiveSession: @unchecked Sendable {
         public var uptime: Double
         /// Restarts of outputs that retry (pushes), by id.
         public var restarts: [(String, Int)] = []
+        /// Frames left out on purpose (`--inject-drops`); not in `dropped`.
+        public var injected: UInt64 = 0
 
         /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
         public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
@@ -355,10 +360,11 @@ public final class LiveSession: @unchecked Sendable {
         if let rtsp { outs.append((rtsp.id, "serving \(rtsp.url)", rtsp.delivered, rtsp.dropped, rtsp.bytes)) }
         for c in lock.withLock({ chains }) { outs.append((c.id, c.state.rawValue, c.delivered, c.dropped, c.bytes)) }
         var status = Status(size: s.size, frame: s.frame, rendered: s.rendered, repeated: s.repeated, late: s.late,
-                      encoderDropped: encs.reduce(0) { $0 + $1.droppedFrames } + lock.withLock { retiredEncoderDrops },
+                      encoderDropped: encs.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped } + lock.withLock { retiredEncoderDrops },
                       encoded: lock.withLock { liveEncoder?.encodedFrames ?? finalEncoded },
                       outputs: outs, viewers: rtsp?.viewers ?? 0, uptime: Date().timeIntervalSince(started))
         status.restarts = lock.withLock { chains.map { ($0.id, $0.restarts) } }
+        status.injected = s.injected
         return status
     }
 

@@ -16,6 +16,8 @@ public struct StatusPayload: Codable, Sendable {
     public var rendered: UInt64
     public var repeated: UInt64
     public var dropped: UInt64
+    /// Frames left out on purpose by `--inject-drops` (not in `dropped`).
+    public var injected: UInt64
     public var sceneTime: Double
     public var live: Bool
     public var viewers: Int
@@ -31,6 +33,7 @@ public struct StatusPayload: Codable, Sendable {
         rendered = s.rendered
         repeated = s.repeated
         dropped = s.dropped
+        injected = s.injected
         sceneTime = session.loop.map { session.playback.media(at: $0.runningSeconds) } ?? 0
         live = session.playback.duration == nil
         viewers = s.viewers

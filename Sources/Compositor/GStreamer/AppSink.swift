@@ -19,12 +19,14 @@ public final class AppSink: @unchecked Sendable {
 
     let element: UnsafeMutablePointer<GstElement>
 
-    public init(takingOwnership element: UnsafeMutablePointer<GstElement>, onSample: @escaping Handler,
-                onEOS: @escaping () -> Void) {
+    /// `dropWhenFull`: with 4 samples waiting, drop the oldest (an encoder's consumers must never hold it up);
+    /// false makes upstream wait instead (a probe must not lose frames it would then report as the stream's).
+    public init(takingOwnership element: UnsafeMutablePointer<GstElement>, dropWhenFull: Bool = true,
+                onSample: @escaping Handler, onEOS: @escaping () -> Void) {
         self.element = element
         gst_util_set_object_arg(cgst_gobject(UnsafeMutableRawPointer(element)), "sync", "false")
         gst_util_set_object_arg(cgst_gobject(UnsafeMutableRawPointer(element)), "max-buffers", "4")
-        gst_util_set_object_arg(cgst_gobject(UnsafeMutableRawPointer(element)), "drop", "true")
+        gst_util_set_object_arg(cgst_gobject(UnsafeMutableRawPointer(element)), "drop", dropWhenFull ? "true" : "false")
         var callbacks = GstAppSinkCallbacks()
         callbacks.eos = { _, data in
             Unmanaged<Box>.fromOpaque(data!).takeUnretainedValue().onEOS()

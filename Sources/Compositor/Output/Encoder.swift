@@ -20,6 +20,7 @@ public final class Encoder: @unchecked Sendable {
     /// Called on the streaming thread with the size of the first encoded frame of each new size.
     public var onNewSize: (@Sendable (PixelSize) -> Void)?
     private var _bytes: UInt64 = 0
+    private var delayLine: DelayLine?
 
     public init(template: PipelineTemplate, settings: EncoderSettings, kind: EncoderSettings.Kind,
                 liveSize: PixelSize, fixedSize: PixelSize?, fps: Int, rawCaps: String,
@@ -71,13 +72,30 @@ public final class Encoder: @unchecked Sendable {
                 if changed { onNewSize?(size) }
             }
         }
-        let subs = lock.withLock {
+        let delay = lock.withLock {
             _encoded += 1
             _bytes += UInt64(gst_buffer_get_size(buffer))
-            return Array(subscribers.values)
+            return delayLine
         }
+        if let delay { delay.push(buffer, caps) } else { hand(buffer, caps) }
+    }
+
+    private func hand(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
+        let subs = lock.withLock { Array(subscribers.values) }
         for s in subs { s(buffer, caps) }
     }
+
+    /// Holds every encoded frame `milliseconds` before the outputs get it (an injected, known delay).
+    public func delay(by milliseconds: Double, fps: Int) {
+        guard milliseconds > 0 else { return }
+        // Room for the delay's worth of frames twice over: bounded, and never the cause of a drop itself.
+        let capacity = Int((milliseconds / 1000 * Double(fps)).rounded(.up)) * 2 + 8
+        let line = DelayLine(delayMilliseconds: milliseconds, capacity: capacity) { [weak self] b, c in self?.hand(b, c) }
+        lock.withLock { delayLine = line }
+    }
+
+    /// Frames the injected delay had no room for.
+    public var delayDropped: UInt64 { lock.withLock { delayLine?.dropped ?? 0 } }
 
     public var encodedFrames: UInt64 { lock.withLock { _encoded } }
     public var encodedBytes: UInt64 { lock.withLock { _bytes } }
@@ -109,6 +127,7 @@ public final class Encoder: @unchecked Sendable {
         let ok = pipeline.waitForEOS(timeout: timeout)
         pipeline.stop(drain: false)
         sink = nil
+        lock.withLock { delayLine }?.drain(timeout: timeout)
         return ok
     }
 }

@@ -13,6 +13,8 @@ public final class FrameLoop: @unchecked Sendable {
         public var repeated: UInt64 = 0
         /// Frames skipped because the loop was late (counted as dropped).
         public var late: UInt64 = 0
+        /// Frames left out on purpose (`dropPattern`), not counted as dropped.
+        public var injected: UInt64 = 0
         public var size = PixelSize(width: 0, height: 0)
         public var frame: Int64 = 0
     }
@@ -31,6 +33,8 @@ public final class FrameLoop: @unchecked Sendable {
     public var viewers: (@Sendable () -> Int)?
     /// Called on the loop thread after the first frame went out.
     public var onFirstFrame: (@Sendable () -> Void)?
+    /// Frames to leave out on purpose (set before `start`).
+    public var dropPattern: DropPattern?
     public let duration: Double?
     private let lock = NSLock()
     private var producer: FrameProducer
@@ -163,7 +167,11 @@ public final class FrameLoop: @unchecked Sendable {
             }
             cgst_buffer_set_timing(buffer, GstClockTime(target), GstClockTime(frameNs))
             cgst_buffer_set_pts_dts(buffer, GstClockTime(target), cgst_clock_time_none())
-            for e in encoders() { e.push(buffer) }
+            if let dropPattern, dropPattern.drops(n) {
+                lock.withLock { _stats.injected += 1 }
+            } else {
+                for e in encoders() { e.push(buffer) }
+            }
             gst_buffer_unref(buffer)
             lock.withLock { _stats.frame = n }
             if !sentFirst {

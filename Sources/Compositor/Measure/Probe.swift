@@ -1,0 +1,164 @@
+import CGst
+import Foundation
+
+/// Decodes a stream and reads the timecode strip of every frame into `ProbeStats`.
+///
+/// The decoded frame's arrival time is taken when the appsink hands it over (no display sync, no jitter buffer
+/// unless asked), so latency is render → decoded. The appsink never drops: a probe too slow to keep up makes
+/// its source wait rather than report frames it lost itself as the stream's.
+public final class Probe: @unchecked Sendable {
+    public enum Transport: String, Sendable, CaseIterable { case tcp, udp }
+
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let url: String
+    public let launch: String
+    /// False for files: their frames were drawn long ago, so latency is not measured.
+    public let isLive: Bool
+    private let pipeline: Pipeline
+    private var sink: AppSink?
+    private let lock = NSLock()
+    private var stats: ProbeStats
+    private var info = GstVideoInfo()
+    private var infoCaps: UnsafeMutablePointer<GstCaps>?
+    private var _ended = false
+    private var _failure: GstError?
+    private let endCondition = NSCondition()
+    private let now: @Sendable () -> Double
+
+    deinit { if let infoCaps { gst_caps_unref(infoCaps) } }
+
+    /// `now`: wall clock in milliseconds since 1970 (injected for tests of the bookkeeping).
+    public init(url: String, transport: Transport = .tcp, jitterBufferMs: Int = 0, warmupMs: Double = 1000,
+                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 * 1000 }) throws {
+        self.url = url
+        self.now = now
+        let (text, live) = try Self.launch(for: url, transport: transport, jitterBufferMs: jitterBufferMs)
+        launch = text
+        isLive = live
+        stats = ProbeStats(measuresLatency: live, warmupMs: warmupMs)
+        pipeline = try Pipeline(name: "probe", launch: text)
+    }
+
+    /// The pipeline text for a URL or a path.
+    static func launch(for url: String, transport: Transport, jitterBufferMs: Int) throws -> (String, Bool) {
+        guard (0...10_000).contains(jitterBufferMs) else {
+            throw Invalid(description: "the jitter buffer must be 0...10000 ms, got \(jitterBufferMs)")
+        }
+        if let scheme = url.range(of: "://").map({ url[..<$0.lowerBound].lowercased() }) {
+            guard let parsed = URL(string: url) else {
+                throw Invalid(description: "'\(url)' is not a valid URL (spaces and quotes must be percent-encoded)")
+            }
+            if scheme == "file" {
+                guard FileManager.default.isReadableFile(atPath: parsed.path) else {
+                    throw Invalid(description: "no readable file at \(parsed.path)")
+                }
+                return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(url)]), false)
+            }
+            guard let host = parsed.host, !host.isEmpty else {
+                throw Invalid(description: "'\(url)' has no host; expected e.g. \(scheme)://127.0.0.1:8554/pip")
+            }
+            if scheme == "rtsp" || scheme == "rtsps" {
+                return (try PipelineTemplate.load("probe-rtsp").render([
+                    "location": PipelineTemplate.quoted(url), "protocols": transport.rawValue,
+                    "latency": String(jitterBufferMs)]), true)
+            }
+            return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(url)]), true)
+        }
+        guard FileManager.default.isReadableFile(atPath: url) else {
+            throw Invalid(description: "'\(url)' is neither a URL (rtsp://, rtmp://, srt://, file://…) nor a readable file")
+        }
+        let uri = URL(fileURLWithPath: url).absoluteString
+        return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(uri)]), false)
+    }
+
+    public func start() throws {
+        guard let element = pipeline.element(named: "out") else {
+            throw Invalid(description: "the probe pipeline has no element named 'out'")
+        }
+        sink = AppSink(takingOwnership: element, dropWhenFull: false, onSample: { [weak self] buffer, caps, _ in
+            self?.sample(buffer, caps)
+        }, onEOS: { [weak self] in self?.end(nil) })
+        try pipeline.play { [weak self] event in
+            switch event {
+            case .error(let e): self?.end(e)
+            case .warning(let w):
+                // Decoders warn about corrupt data and carry on: each warning is a decode error.
+                guard let self else { return }
+                if w.element.contains("dec") || w.message.lowercased().contains("decod") {
+                    self.lock.withLock { self.stats.decodeError() }
+                }
+            case .eos: self?.end(nil)
+            }
+        }
+    }
+
+    private func sample(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
+        let arrival = now()
+        if let caps, caps != infoCaps {
+            guard gst_video_info_from_caps(&info, caps) != 0 else { return }
+            // Held, so the pointer compared next time cannot be a freed and reused one.
+            if let old = infoCaps { gst_caps_unref(old) }
+            infoCaps = gst_caps_ref(caps)
+        }
+        var frame = GstVideoFrame()
+        guard gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ) != 0 else {
+            lock.withLock { stats.decodeError() }
+            return
+        }
+        defer { gst_video_frame_unmap(&frame) }
+        let width = Int(info.width), height = Int(info.height)
+        let stride = Int(cgst_video_frame_plane_stride(&frame, 0))
+        let data = UnsafeRawBufferPointer(start: cgst_video_frame_plane(&frame, 0), count: stride * height)
+        let reading = TimecodeCodec.read(luma: data, width: width, height: height, stride: stride)
+        lock.withLock { stats.frame(arrivalMs: arrival, width: width, height: height, reading: reading) }
+    }
+
+    private func end(_ error: GstError?) {
+        endCondition.lock()
+        if !_ended {
+            _ended = true
+            _failure = error
+        }
+        endCondition.broadcast()
+        endCondition.unlock()
+    }
+
+    /// The figures so far, with every second up to now closed.
+    public func snapshot() -> (total: ProbeStats.Total, seconds: [ProbeStats.Second]) {
+        let t = now()
+        return lock.withLock {
+            stats.roll(to: t)
+            return stats.finished()
+        }
+    }
+
+    /// The last finished second and the run so far (for a live status line).
+    public func tick() -> (second: ProbeStats.Second?, total: ProbeStats.Total, latency: LatencySummary?) {
+        let t = now()
+        return lock.withLock {
+            stats.roll(to: t)
+            return (stats.lastSecond, stats.total, stats.latencySoFar)
+        }
+    }
+
+    public var ended: Bool { endCondition.withLock { _ended } }
+    public var failure: GstError? { endCondition.withLock { _failure } }
+
+    /// Waits until the stream ends (EOS or an error) or `timeout` passes; true when it ended.
+    public func waitUntilEnded(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        endCondition.lock()
+        defer { endCondition.unlock() }
+        while !_ended { if !endCondition.wait(until: deadline) { return _ended } }
+        return true
+    }
+
+    /// Tears the pipeline down (no EOS to drain: nothing is written).
+    public func stop() {
+        _ = pipeline.stop(drain: false, timeout: 2)
+        end(nil)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// What `pipcompose probe --json` prints: the run's totals and every second.
+public struct ProbeReport: Codable, Sendable {
+    public var url: String
+    public var transport: String?
+    public var live: Bool
+    /// False when no frame's timecode strip could be read: latency and drops are then unknown.
+    public var timecode: Bool
+    public var total: ProbeStats.Total
+    public var seconds: [ProbeStats.Second]
+    /// Thresholds crossed (empty when none were given or all held).
+    public var failures: [String]
+
+    public init(url: String, transport: String?, live: Bool, total: ProbeStats.Total, seconds: [ProbeStats.Second],
+                failures: [String] = []) {
+        self.url = url
+        self.transport = transport
+        self.live = live
+        timecode = total.readable > 0
+        self.total = total
+        self.seconds = seconds
+        self.failures = failures
+    }
+
+    public func json() -> String {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: (try? e.encode(self)) ?? Data(), as: UTF8.self)
+    }
+
+    /// The figures for a person, a few lines.
+    public var text: String {
+        let t = total
+        var lines = ["\(url)\(transport.map { " (\($0))" } ?? ""): \(String(format: "%.1f", t.seconds)) s, "
+                     + "\(t.frames) frames, \(String(format: "%.2f", t.fps)) fps"]
+        if let l = t.latencyMs {
+            lines.append(String(format: "latency ms: p50 %.1f  p95 %.1f  p99 %.1f  max %.1f  mean %.2f  (%d frames; "
+                                + "first frame %.0f)", l.p50, l.p95, l.p99, l.max, l.mean, l.samples,
+                                t.firstFrameLatencyMs ?? 0))
+        } else if !live && timecode {
+            lines.append("latency: not measured (a recording's frames were drawn before it was opened)")
+        }
+        if timecode {
+            lines.append("frames \(t.firstFrame ?? 0)…\(t.lastFrame ?? 0): dropped \(t.dropped), repeated \(t.repeated) "
+                         + "(\(t.freezes) freezes, longest \(t.longestFreezeFrames)), unreadable \(t.unreadable), "
+                         + "backwards \(t.backwards)")
+        } else if t.frames > 0 {
+            lines.append("no timecode strip in \(t.frames) frames: latency and drops cannot be measured "
+                         + "(add a `timecode` widget to the source's scene, see docs/TIMECODE.md)")
+        }
+        lines.append("decode errors \(t.decodeErrors), sizes \(t.sizes.joined(separator: ", ")) "
+                     + "(\(t.resolutionChanges) changes)")
+        lines += failures.map { "FAILED: \($0)" }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Checks the thresholds; each crossed one is named.
+    public static func failures(_ t: ProbeStats.Total, live: Bool, maxLatencyMs: Double?, maxDrops: Int?) -> [String] {
+        var out: [String] = []
+        if let maxLatencyMs {
+            if let p99 = t.latencyMs?.p99 {
+                if p99 > maxLatencyMs { out.append(String(format: "latency p99 %.1f ms > --max-latency-ms %g", p99, maxLatencyMs)) }
+            } else {
+                out.append(live ? "latency unknown (no timecode strip read) with --max-latency-ms set"
+                                : "latency is not measured on a recording, yet --max-latency-ms was set")
+            }
+        }
+        if let maxDrops {
+            if t.readable == 0 { out.append("drops unknown (no timecode strip read) with --max-drops set") }
+            else if t.dropped > maxDrops { out.append("dropped \(t.dropped) frames > --max-drops \(maxDrops)") }
+        }
+        return out
+    }
+}

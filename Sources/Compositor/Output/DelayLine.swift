@@ -1,0 +1,108 @@
+import CGst
+import Foundation
+
+/// Holds encoded frames for a fixed time before handing them on: a known delay injected between the source
+/// and its viewers, so a probe's latency figure can be checked against it (`--inject-delay-ms`).
+///
+/// One thread sleeps on the monotonic clock until each frame's release time (to a fraction of a millisecond,
+/// unlike a dispatch timer's leeway). At most `capacity` frames wait; past that a frame is dropped and counted.
+final class DelayLine: @unchecked Sendable {
+    typealias Deliver = (_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) -> Void
+    private struct Held {
+        let release: UInt64
+        let buffer: UnsafeMutablePointer<GstBuffer>
+        let caps: UnsafeMutablePointer<GstCaps>?
+    }
+
+    let delayNanoseconds: UInt64
+    let capacity: Int
+    private let deliver: Deliver
+    private let cond = NSCondition()
+    private var queue: [Held] = []
+    private var stopped = false
+    private var _dropped: UInt64 = 0
+    private var thread: Thread?
+
+    init(delayMilliseconds: Double, capacity: Int, deliver: @escaping Deliver) {
+        delayNanoseconds = UInt64(max(0, delayMilliseconds) * 1_000_000)
+        self.capacity = max(1, capacity)
+        self.deliver = deliver
+        let t = Thread { [weak self] in self?.run() }
+        t.name = "delay-line"
+        thread = t
+        t.start()
+    }
+
+    static func monotonicNow() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    var dropped: UInt64 { cond.withLock { _dropped } }
+
+    /// Takes references to the frame and its caps until it is released.
+    func push(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
+        let held = Held(release: Self.monotonicNow() + delayNanoseconds, buffer: gst_buffer_ref(buffer),
+                        caps: caps.map { gst_caps_ref($0) })
+        cond.lock()
+        if stopped || queue.count >= capacity {
+            _dropped += stopped ? 0 : 1
+            cond.unlock()
+            Self.release(held)
+            return
+        }
+        queue.append(held)
+        cond.signal()
+        cond.unlock()
+    }
+
+    private static func release(_ h: Held) {
+        gst_buffer_unref(h.buffer)
+        if let c = h.caps { gst_caps_unref(c) }
+    }
+
+    private func run() {
+        while true {
+            cond.lock()
+            while queue.isEmpty && !stopped { cond.wait() }
+            if stopped {
+                let left = queue
+                queue = []
+                cond.unlock()
+                left.forEach(Self.release)
+                return
+            }
+            let head = queue[0]
+            cond.unlock()
+            var ts = timespec(tv_sec: Int(head.release / 1_000_000_000), tv_nsec: Int(head.release % 1_000_000_000))
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+            cond.lock()
+            guard !stopped else { cond.unlock(); continue }
+            cond.unlock()
+            deliver(head.buffer, head.caps)
+            Self.release(head)
+            cond.withLock {
+                if !queue.isEmpty { queue.removeFirst() }
+                cond.broadcast()
+            }
+        }
+    }
+
+    /// Lets every waiting frame out (at its time), then ends the thread.
+    func drain(timeout: TimeInterval) {
+        let deadline = Date().addingTimeInterval(timeout)
+        cond.lock()
+        while !queue.isEmpty && !stopped { if !cond.wait(until: deadline) { break } }
+        cond.unlock()
+        stop()
+    }
+
+    /// Ends the thread; frames still waiting are let go undelivered.
+    func stop() {
+        cond.withLock {
+            stopped = true
+            cond.broadcast()
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import ArgumentParser
+import Compositor
+import Foundation
+
+struct ProbeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "probe",
+        abstract: "Decode a stream and measure it by its timecode strip: fps, latency, drops, freezes.",
+        discussion: """
+        URL: rtsp://… (TCP or UDP), rtmp://…, srt://…, file://… or a path, or any URI GStreamer opens. The source
+        must carry a `timecode` widget (docs/TIMECODE.md) for latency and drops; without one, fps and decode
+        figures are still reported. Latency = wall clock when a frame is decoded − the time written in its strip
+        (both machines' clocks must agree when they differ). Prints a status line a second to stderr, and the
+        totals at the end (Ctrl-C ends early). Exit status: 0, 1 on errors, 3 when a threshold is crossed.
+        """
+    )
+
+    @Argument(help: "The stream or file to measure.")
+    var url: String
+
+    @Option(help: "RTSP transport: tcp or udp.")
+    var transport: String = "tcp"
+
+    @Option(help: "RTSP client jitter buffer in milliseconds (0 measures the system, not a buffer).")
+    var jitterBufferMs: Int = 0
+
+    @Option(help: "Seconds after the first frame left out of the latency percentiles (joining costs; the first frame's latency is reported alone).")
+    var warmup: Double = 1
+
+    @Option(help: "Stop after this many seconds (default: until the stream ends or Ctrl-C).")
+    var duration: Double?
+
+    @Option(help: "Give up when no frame arrives within this many seconds.")
+    var timeout: Double = 15
+
+    @Flag(help: "Print the report as JSON on stdout (totals and every second).")
+    var json = false
+
+    @Option(help: "Also write the JSON report to this file.")
+    var report: String?
+
+    @Flag(help: "No status line while running.")
+    var quiet = false
+
+    @Option(help: "Exit 3 when the p99 latency exceeds this many milliseconds.")
+    var maxLatencyMs: Double?
+
+    @Option(help: "Exit 3 when more than this many frames were dropped.")
+    var maxDrops: Int?
+
+    func validate() throws {
+        guard Probe.Transport(rawValue: transport) != nil else {
+            throw ValidationError("--transport must be tcp or udp, got '\(transport)'")
+        }
+        if let duration, !(duration > 0 && duration.isFinite) {
+            throw ValidationError("--duration must be a positive number of seconds")
+        }
+        guard warmup >= 0 && warmup.isFinite else { throw ValidationError("--warmup must be 0 or more seconds") }
+        guard timeout > 0 && timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
+        if let maxLatencyMs, !(maxLatencyMs >= 0) { throw ValidationError("--max-latency-ms must be 0 or more") }
+        if let maxDrops, maxDrops < 0 { throw ValidationError("--max-drops must be 0 or more") }
+        if let report {
+            let dir = URL(fileURLWithPath: report).deletingLastPathComponent().path
+            guard FileManager.default.isWritableFile(atPath: dir) else {
+                throw ValidationError("--report: cannot write in \(dir)")
+            }
+        }
+    }
+
+    func run() throws {
+        let probe: Probe
+        do {
+            probe = try Probe(url: url, transport: Probe.Transport(rawValue: transport)!, jitterBufferMs: jitterBufferMs,
+                              warmupMs: warmup * 1000)
+            try probe.start()
+        } catch { throw UserError("cannot probe \(url): \(error)") }
+        let interrupted = SignalFlag(SIGINT, SIGTERM)
+        let started = Date()
+        let tty = isatty(STDERR_FILENO) != 0
+        while true {
+            let ended = probe.waitUntilEnded(timeout: 1)
+            let (second, total, latency) = probe.tick()
+            let elapsed = Date().timeIntervalSince(started)
+            if !quiet, let second {
+                let l = latency.map { String(format: "latency p50 %.1f p99 %.1f max %.1f ms", $0.p50, $0.p99, $0.max) }
+                    ?? (total.readable > 0 ? "latency -" : "no timecode")
+                let line = String(format: "%4ds %5.1f fps  ", second.second + 1, Double(second.frames)) + l
+                    + "  dropped \(total.dropped) repeated \(total.repeated) unreadable \(total.unreadable)"
+                FileHandle.standardError.write(Data((tty ? "\r\u{1B}[K" + line : line + "\n").utf8))
+            }
+            if ended || interrupted.raised { break }
+            if let duration, elapsed >= duration { break }
+            if total.frames == 0 && elapsed >= timeout {
+                probe.stop()
+                throw UserError("no frame from \(url) in \(Int(timeout)) s (is it playing? try --transport "
+                                + "\(transport == "tcp" ? "udp" : "tcp") or a longer --timeout)")
+            }
+        }
+        if tty && !quiet { FileHandle.standardError.write(Data("\n".utf8)) }
+        let failure = probe.failure
+        probe.stop()
+        let (total, seconds) = probe.snapshot()
+        if let failure, total.frames == 0 { throw UserError("cannot probe \(url): \(failure)") }
+        if let failure { printWarning("the stream ended with an error: \(failure)") }
+        let failures = ProbeReport.failures(total, live: probe.isLive, maxLatencyMs: maxLatencyMs, maxDrops: maxDrops)
+        let result = ProbeReport(url: url, transport: url.lowercased().hasPrefix("rtsp") ? transport : nil,
+                                 live: probe.isLive, total: total, seconds: seconds, failures: failures)
+        if let report {
+            do { try Data(result.json().utf8).write(to: URL(fileURLWithPath: report)) } catch {
+                throw UserError("cannot write the report to \(report): \(error.localizedDescription)")
+            }
+        }
+        print(json ? result.json() : result.text)
+        if !failures.isEmpty { throw ExitCode(3) }
+    }
+}
+
+/// Remembers that SIGINT or SIGTERM came, for loops that check between waits.
+final class SignalFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _raised = false
+    private var sources: [DispatchSourceSignal] = []
+
+    init(_ signals: Int32...) {
+        for sig in signals {
+            signal(sig, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            s.setEventHandler { [weak self] in self?.lock.withLock { self?._raised = true } }
+            s.resume()
+            sources.append(s)
+        }
+    }
+
+    var raised: Bool { lock.withLock { _raised } }
+}
