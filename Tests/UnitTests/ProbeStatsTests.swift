@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@testable import Compositor
+
+@Suite struct ProbeStatsTests {
+    typealias R = TimecodeCodec.Reading
+
+    /// Feeds frames `numbers` at 30 fps, each drawn `latency` ms before it is decoded.
+    func feed(_ numbers: [UInt64?], latency: Double = 10, start: Double = 1_000_000, warmupMs: Double = 0) -> ProbeStats {
+        var s = ProbeStats(warmupMs: warmupMs)
+        for (i, n) in numbers.enumerated() {
+            let arrival = start + Double(i) * 1000 / 30
+            s.frame(arrivalMs: arrival, width: 640, height: 360,
+                    reading: n.map { R(frame: $0, wallMilliseconds: UInt64(arrival - latency)) })
+        }
+        return s
+    }
+
+    @Test func gapsRepeatsAndUnreadableFramesAreCountedExactly() {
+        // 0 1 2 [3 4 missing] 5 5 5 6 ? 7 [8 missing] 9
+        let (t, _) = feed([0, 1, 2, 5, 5, 5, 6, nil, 7, 9]).finished()
+        #expect(t.frames == 10 && t.readable == 9 && t.unreadable == 1)
+        #expect(t.dropped == 3)
+        #expect(t.repeated == 2 && t.freezes == 1 && t.longestFreezeFrames == 2)
+        #expect(t.backwards == 0)
+        #expect(t.firstFrame == 0 && t.lastFrame == 9)
+    }
+
+    @Test func aSourceThatRestartsIsBackwardsNotAHugeDrop() {
+        let (t, _) = feed([100, 101, 102, 0, 1, 2]).finished()
+        #expect(t.backwards == 1 && t.dropped == 0)
+    }
+
+    @Test func latencyIsDecodeTimeMinusTheStripTimeAndRepeatsAreLeftOut() {
+        let (t, _) = feed([0, 1, 1, 2, 3], latency: 42).finished()
+        let l = try! #require(t.latencyMs)
+        // The strip holds whole milliseconds, rounded down: latency within 1 ms of 42.
+        #expect(l.samples == 4)
+        #expect(l.p50 >= 42 && l.p50 <= 43.05, "\(l)")
+        #expect(l.max <= 43.05)
+    }
+
+    @Test func perSecondFiguresAddUpToTheTotals() {
+        let numbers = (0..<95).map { UInt64($0) }.filter { $0 % 10 != 9 }   // 86 frames, 9 missing
+        let s = feed(numbers.map { Optional($0) })
+        let (t, seconds) = s.finished()
+        #expect(t.dropped == 9)
+        #expect(seconds.map(\.frames).reduce(0, +) == t.frames)
+        #expect(seconds.map(\.dropped).reduce(0, +) == t.dropped)
+        #expect(seconds.count == 3)
+        #expect(seconds[0].frames == 30 && seconds[1].frames == 30)
+    }
+
+    @Test func theWarmupIsLeftOutOfThePercentilesButNotOfTheCounts() {
+        var s = ProbeStats(warmupMs: 1000)
+        // First second: a burst of late frames; after it, 5 ms.
+        for i in 0..<60 {
+            let arrival = 1_000_000 + Double(i) * 1000 / 30
+            let latency = i < 30 ? 300.0 : 5.0
+            s.frame(arrivalMs: arrival, width: 64, height: 64, reading: R(frame: UInt64(i), wallMilliseconds: UInt64(arrival - latency)))
+        }
+        let (t, _) = s.finished()
+        #expect(t.frames == 60)
+        #expect(t.firstFrameLatencyMs == 300)
+        #expect(t.latencyMs?.max ?? 0 < 7, "\(String(describing: t.latencyMs))")
+    }
+
+    @Test func aStalledStreamShowsSecondsWithNoFrames() {
+        var s = feed([0, 1, 2])
+        s.roll(to: 1_000_000 + 3500)
+        let (_, seconds) = s.finished()
+        #expect(seconds.map(\.frames) == [3, 0, 0, 0])
+    }
+
+    @Test func aRecordingHasNoLatency() {
+        var s = ProbeStats(measuresLatency: false)
+        s.frame(arrivalMs: 5, width: 64, height: 64, reading: R(frame: 0, wallMilliseconds: 1))
+        #expect(s.finished().total.latencyMs == nil)
+        let report = ProbeReport(url: "x.ts", transport: nil, live: false, total: s.finished().total, seconds: [])
+        #expect(ProbeReport.failures(report.total, live: false, maxLatencyMs: 100, maxDrops: nil).count == 1)
+    }
+
+    @Test func histogramPercentilesAreWithinATenthOfAMillisecond() {
+        var h = LatencyHistogram()
+        for i in 1...1000 { h.add(Double(i) / 10) }   // 0.1 … 100.0 ms
+        #expect(abs(h.percentile(0.5)! - 50) <= 0.1)
+        #expect(abs(h.percentile(0.99)! - 99) <= 0.1)
+        #expect(h.percentile(1) == 100)
+        #expect(h.summary?.samples == 1000)
+        h.add(-5000)    // clocks that disagree: kept at the edge, the minimum exact
+        #expect(h.minimum == -5000)
+    }
+
+    @Test func dropPatternsParseAndCount() throws {
+        let every = try DropPattern.parse("every:10")
+        #expect((0..<30).filter { every.drops(Int64($0)) } == [9, 19, 29])
+        #expect(every.dropped(between: 5, and: 30) == 3)   // 9, 19, 29
+        #expect(every.dropped(between: 9, and: 19) == 0)
+        let burst = try DropPattern.parse("burst:3/20")
+        #expect((0..<40).filter { burst.drops(Int64($0)) } == [17, 18, 19, 37, 38, 39])
+        for bad in ["every:1", "every:x", "burst:5/5", "burst:0/10", "sometimes", "burst:3"] {
+            #expect(throws: DropPattern.Invalid.self) { try DropPattern.parse(bad) }
+        }
+    }
+}
