@@ -103,3 +103,21 @@ import Testing
         }
     }
 }
+
+@Suite struct SoakReportTests {
+    @Test func memoryGrowthComparesTheLastWindowWithTheFirstAfterWarmUp() {
+        // 100 s: a start-up climb in the first 10 s, then flat at 100 MiB, then +2 MiB for the last 10 s.
+        let mib: UInt64 = 1_048_576
+        var rss = (0..<10).map { UInt64($0) * 10 * mib }
+        rss += [UInt64](repeating: 100 * mib, count: 80)
+        rss += [UInt64](repeating: 102 * mib, count: 10)
+        #expect(SoakReport.rssGrowth(rss) == Int64(2 * mib))
+        #expect(SoakReport.rssGrowth([1, 2]) == 0)
+    }
+
+    @Test func aChartLeavesGapsWhereValuesAreMissing() {
+        let svg = SoakPlot.chart("t", [1, 2, 3, 4, 5], [.init(name: "a", color: "#000", values: [1, 2, nil, 4, 5])])
+        #expect(svg.components(separatedBy: "<polyline").count - 1 == 2)
+        #expect(SoakPlot.escape("<a & \"b\">") == "&lt;a &amp; &quot;b&quot;&gt;")
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// What `pipcompose soak` runs: N live streams in this process, each with a timecode strip, served over RTSP,
+/// and M probes spread over them (viewer j watches stream j mod N).
+public struct SoakConfig: Sendable {
+    public static let maxStreams = 64
+    public static let maxViewers = 256
+
+    public var streams: Int
+    public var viewers: Int
+    public var size: PixelSize
+    public var fps: Int
+    public var duration: Double
+    public var transport: Probe.Transport = .tcp
+    /// Where soak.json and soak.html go.
+    public var reportDirectory: String
+    /// Let go of per-second samples older than this many (memory stays bounded on week-long soaks).
+    public var keepSamples = 7 * 86_400
+
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init(streams: Int, viewers: Int, size: PixelSize, fps: Int, duration: Double, reportDirectory: String) {
+        self.streams = streams
+        self.viewers = viewers
+        self.size = size
+        self.fps = fps
+        self.duration = duration
+        self.reportDirectory = reportDirectory
+    }
+
+    /// Refuses what cannot run, naming the limit.
+    public func validate() throws(Invalid) {
+        guard (1...Self.maxStreams).contains(streams) else {
+            throw Invalid(description: "--streams must be 1...\(Self.maxStreams) (each stream is a renderer and an "
+                          + "encoder in this process), got \(streams)")
+        }
+        guard (0...Self.maxViewers).contains(viewers) else {
+            throw Invalid(description: "--viewers must be 0...\(Self.maxViewers) (each viewer decodes every frame in "
+                          + "this process; for more plain RTSP clients use bench/rtsp_burst.py), got \(viewers)")
+        }
+        guard (1...120).contains(fps) else { throw Invalid(description: "--fps must be 1...120, got \(fps)") }
+        guard duration > 0 && duration <= 7 * 86_400 else {
+            throw Invalid(description: "--duration must be more than 0 and at most a week (604800 s), got \(duration)")
+        }
+        guard size.width >= 114 else {
+            throw Invalid(description: "--size must be at least 114 pixels wide for the timecode strip's 57 cells")
+        }
+    }
+
+    /// Creates the report folder and checks a file can be written there, before anything starts.
+    public func prepareReportDirectory() throws(Invalid) {
+        let fm = FileManager.default
+        do { try fm.createDirectory(atPath: reportDirectory, withIntermediateDirectories: true) } catch {
+            throw Invalid(description: "cannot create the report folder \(reportDirectory): \(error.localizedDescription)")
+        }
+        let probe = reportDirectory + "/.pipcompose-write-test"
+        guard fm.createFile(atPath: probe, contents: Data(repeating: 0, count: 64 * 1024)) else {
+            throw Invalid(description: "cannot write in \(reportDirectory) (read-only or full?); choose another --report")
+        }
+        try? fm.removeItem(atPath: probe)
+    }
+
+    /// The scene of stream `i`: the strip, its name and a clock.
+    public func scene(_ i: Int) throws -> Scene {
+        try SceneLoader.parse("""
+        title: soak stream \(i)
+        size: \(size.width)x\(size.height)
+        fps: \(fps)
+        background: "#1a1a1a"
+        widgets:
+          - id: strip
+            type: timecode
+            place: {edge: top, size: 0.12}
+          - id: name
+            type: text
+            text: "stream \(i) · {viewers} watching"
+            place: {edge: bottom, size: 0.2}
+          - id: clock
+            type: clock
+            format: "HH:mm:ss.SSS"
+            timezone: UTC
+            place: fill
+        """, file: "soak-stream-\(i).yaml")
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// What `pipcompose soak` writes to soak.json (and draws in soak.html).
+public struct SoakReport: Codable, Sendable {
+    /// One second of the whole soak.
+    public struct Sample: Codable, Sendable {
+        /// Seconds since the streams started.
+        public var t: Int
+        public var cpuPercent: Double
+        public var rssBytes: UInt64
+        /// Frames all streams rendered in this second.
+        public var framesRendered: Int
+        /// Frames the sources lost (late, encoder, RTSP queue), all streams, this second.
+        public var sourceDropped: Int
+        /// Decoded frames per second: the slowest viewer and the mean over viewers.
+        public var viewerFpsMin: Double?
+        public var viewerFpsMean: Double?
+        /// Frame numbers missing at the viewers, all viewers, this second.
+        public var viewerDropped: Int
+        public var viewerRepeated: Int
+        public var unreadable: Int
+        /// Latency: the median of the viewers' medians, the worst viewer's p95/p99 and the worst frame.
+        public var latencyP50: Double?
+        public var latencyP95: Double?
+        public var latencyP99: Double?
+        public var latencyMax: Double?
+    }
+
+    public struct Stream: Codable, Sendable {
+        public var url: String
+        public var frames: Int64
+        public var dropped: UInt64
+        public var viewers: Int
+    }
+
+    public struct Viewer: Codable, Sendable {
+        public var url: String
+        public var total: ProbeStats.Total
+        public var error: String?
+    }
+
+    public struct Config: Codable, Sendable {
+        public var streams: Int
+        public var viewers: Int
+        public var width: Int
+        public var height: Int
+        public var fps: Int
+        public var duration: Double
+        public var transport: String
+    }
+
+    public struct Totals: Codable, Sendable {
+        public var seconds: Int
+        public var framesRendered: Int64
+        public var sourceDropped: UInt64
+        public var viewerFrames: Int
+        public var viewerDropped: Int
+        public var viewerRepeated: Int
+        public var unreadable: Int
+        public var decodeErrors: Int
+        public var cpuPercentMean: Double
+        public var rssStartBytes: UInt64
+        public var rssEndBytes: UInt64
+        public var rssMaxBytes: UInt64
+        /// Median RSS of the last window minus the median of the first window after the warm-up; each window
+        /// is a tenth of the run (at least 5 s), the warm-up a tenth (at most 60 s).
+        public var rssGrowthBytes: Int64
+        /// Over all viewers' steady-state frames: the median viewer's p50, the worst viewer's p99 and max.
+        public var latencyP50: Double?
+        public var latencyP99: Double?
+        public var latencyMax: Double?
+    }
+
+    public var started: String
+    public var config: Config
+    public var totals: Totals
+    public var streams: [Stream]
+    public var viewers: [Viewer]
+    public var samples: [Sample]
+
+    public func json() -> Data {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return (try? e.encode(self)) ?? Data()
+    }
+
+    /// Median of the window after the warm-up to the median of the last window.
+    static func rssGrowth(_ rss: [UInt64]) -> Int64 {
+        guard rss.count >= 4 else { return 0 }
+        let window = max(min(5, rss.count / 4), rss.count / 10)
+        let warm = min(60, rss.count / 10)
+        func median(_ s: ArraySlice<UInt64>) -> Int64 { let v = s.sorted(); return Int64(v[v.count / 2]) }
+        let first = rss[warm..<min(rss.count, warm + window)]
+        let last = rss[(rss.count - window)...]
+        return median(last) - median(first)
+    }
+
+    static func median(_ v: [Double]) -> Double? {
+        guard !v.isEmpty else { return nil }
+        let s = v.sorted()
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+
+    /// Lines for a person.
+    public var text: String {
+        let t = totals
+        func mib(_ b: UInt64) -> String { String(format: "%.1f MiB", Double(b) / 1_048_576) }
+        func ms(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
+        return """
+        soak: \(config.streams) streams × \(config.width)x\(config.height)@\(config.fps), \(config.viewers) viewers (\(config.transport)), \(t.seconds) s
+        sources: \(t.framesRendered) frames rendered, \(t.sourceDropped) dropped
+        viewers: \(t.viewerFrames) frames decoded, \(t.viewerDropped) dropped, \(t.viewerRepeated) repeated, \(t.unreadable) unreadable, \(t.decodeErrors) decode errors
+        latency ms: p50 \(ms(t.latencyP50))  p99 \(ms(t.latencyP99))  max \(ms(t.latencyMax))
+        cpu \(String(format: "%.0f", t.cpuPercentMean)) % of one core; rss \(mib(t.rssStartBytes)) → \(mib(t.rssEndBytes)) (max \(mib(t.rssMaxBytes)), growth \(String(format: "%+.2f", Double(t.rssGrowthBytes) / 1_048_576)) MiB)
+        """
+    }
+}

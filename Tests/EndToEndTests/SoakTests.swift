@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import TestSupport
+
+extension EndToEnd {
+    @Suite(.serialized) struct SoakTests {
+        @Test func aMinuteWithFourStreamsAndEightViewersWritesSamplesAndCharts() throws {
+            let dir = try TempDir()
+            let report = dir.file("report")
+            let r = try tool([binary, "soak", "--streams", "4", "--viewers", "8", "--duration", "60", "--report", report],
+                             timeout: 180)
+            // Exit 0, or 3 when something was dropped on this busy machine: both are a finished soak with a report.
+            #expect(r.status == 0 || r.status == 3, "\(r.out)\n\(r.err)")
+            #expect(r.out.contains("soak: 4 streams × 640x360@30, 8 viewers"), "\(r.out)")
+            let data = try #require(FileManager.default.contents(atPath: report + "/soak.json"))
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let samples = try #require(json["samples"] as? [[String: Any]])
+            #expect(samples.count == 60)
+            #expect(samples.map { $0["t"] as? Int } == (1...60).map { $0 })
+            for key in ["cpuPercent", "rssBytes", "framesRendered", "viewerDropped", "sourceDropped"] {
+                #expect(samples.allSatisfy { $0[key] != nil }, "\(key) missing")
+            }
+            // After the first seconds every viewer decodes and measures: fps and latency in the samples.
+            let steady = samples.dropFirst(5)
+            #expect(steady.filter { ($0["viewerFpsMean"] as? Double ?? 0) > 0 }.count >= 50)
+            #expect(steady.filter { $0["latencyP50"] != nil }.count >= 50)
+            let viewers = try #require(json["viewers"] as? [[String: Any]])
+            #expect(viewers.count == 8)
+            #expect(viewers.allSatisfy { (($0["total"] as? [String: Any])?["readable"] as? Int ?? 0) > 1000 },
+                    "every viewer read the strip of most of ~1800 frames")
+            let streams = try #require(json["streams"] as? [[String: Any]])
+            #expect(streams.count == 4 && streams.allSatisfy { $0["viewers"] as? Int == 2 })
+            let totals = try #require(json["totals"] as? [String: Any])
+            #expect((totals["rssMaxBytes"] as? Int ?? 0) > 0)
+            // The page holds the five charts, self-contained.
+            let html = try String(contentsOfFile: report + "/soak.html", encoding: .utf8)
+            #expect(html.components(separatedBy: "<svg").count - 1 == 5)
+            #expect(html.contains("<polyline"))
+            #expect(!html.contains("<script"))
+        }
+
+        @Test func absurdSizesAndAnUnwritableReportAreRefusedBeforeAnythingStarts() throws {
+            let streams = try pipcompose(["soak", "--streams", "1000", "--duration", "1"])
+            #expect(streams.status != 0 && streams.stderr.contains("--streams must be 1...64"), "\(streams.stderr)")
+            let viewers = try pipcompose(["soak", "--viewers", "100000", "--duration", "1"])
+            #expect(viewers.status != 0 && viewers.stderr.contains("--viewers must be 0...256"), "\(viewers.stderr)")
+            let dir = try TempDir()
+            let file = try dir.write("plain-file", "x")
+            let unwritable = try pipcompose(["soak", "--duration", "1", "--report", file + "/report"])
+            #expect(unwritable.status != 0 && unwritable.stderr.contains("cannot create the report folder"),
+                    "\(unwritable.stderr)")
+            let full = try pipcompose(["soak", "--duration", "1", "--size", "64x64"])
+            #expect(full.status != 0 && full.stderr.contains("114 pixels"), "\(full.stderr)")
+        }
+    }
+}
