@@ -98,8 +98,8 @@ struct ProbeCommand: ParsableCommand {
         }
         if tty && !quiet { FileHandle.standardError.write(Data("\n".utf8)) }
         let failure = probe.failure
-        probe.stop()
         let (total, seconds) = probe.snapshot()
+        probe.stop()
         if let failure, total.frames == 0 { throw UserError("cannot probe \(url): \(failure)") }
         if let failure { printWarning("the stream ended with an error: \(failure)") }
         let failures = ProbeReport.failures(total, live: probe.isLive, maxLatencyMs: maxLatencyMs, maxDrops: maxDrops)

@@ -9,8 +9,10 @@ struct SoakCommand: ParsableCommand {
         discussion: """
         Each stream is a scene with a timecode strip served at rtsp://127.0.0.1:<free port>/soakI; viewer J
         probes stream J mod N. Every second: CPU, resident memory, frames rendered and dropped at the sources,
-        the viewers' fps, drops, repeats and latency. Writes REPORT/soak.json and REPORT/soak.html (charts).
-        Ctrl-C ends early and still writes the report. Exit status 3 when a viewer saw drops or a source dropped.
+        the viewers' fps, drops, repeats and latency, appended to REPORT/samples.jsonl as it runs; at the end
+        REPORT/soak.json (totals, streams, viewers, samples) and REPORT/soak.html (charts).
+        Ctrl-C ends early and still writes the report. Exit status 3 when a viewer saw drops or unreadable
+        strips, a source dropped, or a viewer failed or never read a strip.
         """
     )
 
@@ -57,6 +59,15 @@ struct SoakCommand: ParsableCommand {
         do { result = try runner.run(shouldStop: { stop.raised }) } catch { throw UserError("soak: \(error)") }
         print(result.text)
         print("report: \(runner.jsonPath), \(runner.htmlPath)")
-        if result.totals.viewerDropped > 0 || result.totals.sourceDropped > 0 { throw ExitCode(3) }
+        var problems: [String] = []
+        if result.totals.sourceDropped > 0 { problems.append("the sources dropped \(result.totals.sourceDropped) frames") }
+        if result.totals.viewerDropped > 0 { problems.append("the viewers missed \(result.totals.viewerDropped) frames") }
+        if result.totals.unreadable > 0 { problems.append("\(result.totals.unreadable) strips were unreadable") }
+        for (j, v) in result.viewers.enumerated() {
+            if let e = v.error { problems.append("viewer \(j): \(e)") }
+            else if v.total.readable == 0 { problems.append("viewer \(j) read no timecode strip") }
+        }
+        for p in problems { printLog("soak: \(p)") }
+        if !problems.isEmpty { throw ExitCode(3) }
     }
 }

@@ -28,36 +28,55 @@ func probe(_ args: [String], timeout: TimeInterval = 60) throws -> (status: Int3
 
 extension EndToEnd {
     @Suite(.serialized) struct ProbeTests {
-        /// Frames the pattern every:10 leaves out strictly between two frame numbers.
-        func everyTenth(between a: Int, and b: Int) -> Int { b > a + 1 ? (a + 1..<b).filter { $0 % 10 == 9 }.count : 0 }
+        /// Frames a pattern (`every:N` or `burst:K/N`, as pipcompose reads them) leaves out strictly between two
+        /// frame numbers: the answer the probe must find.
+        func leftOut(_ pattern: String, between a: Int, and b: Int) -> Int {
+            let spec = pattern.split(separator: ":")[1].split(separator: "/").map { Int($0)! }
+            let (burst, period) = spec.count == 2 ? (spec[0], spec[1]) : (1, spec[0])
+            return b > a + 1 ? (a + 1..<b).filter { $0 % period >= period - burst }.count : 0
+        }
 
-        @Test func injectedDelayIsMeasuredAndInjectedDropsAreCountedOverTCPUDPAndAFile() throws {
+        @Test func injectedDelayIsMeasuredAndInjectedDropsAndBurstsAreCountedOverTCPUDPAndAFile() throws {
             let dir = try TempDir()
             let scene = try timecodeScene(dir)
-            var p50: [String: [Int: Double]] = ["tcp": [:], "udp": [:]]
-            for delay in [0, 40] {
-                let file = dir.file("source-\(delay).ts")
-                let (p, url) = try startLive([scene, "--inject-drops", "every:10", "--inject-delay-ms", String(delay),
+            // Two sources side by side, probed at the same moments, so both see the same machine load: no delay
+            // with bursts of 5 drops, and 40 ms of delay with every 10th frame dropped.
+            let cases = [(delay: 0, pattern: "burst:5/90"), (delay: 40, pattern: "every:10")]
+            var sources: [(LiveProcess, String, String)] = []
+            for c in cases {
+                let file = dir.file("source-\(c.delay).ts")
+                let (p, url) = try startLive([scene, "--inject-drops", c.pattern, "--inject-delay-ms", String(c.delay),
                                               "--record", file])
-                let u = try #require(url, "\(p.allOutput)")
-                for transport in ["tcp", "udp"] {
-                    let r = try probe([u, "--transport", transport, "--duration", "4"])
-                    #expect(r.status == 0, "\(transport): \(r.err)")
-                    let first = try #require(r.total["firstFrame"] as? Int, "\(r.out)\n\(r.err)")
-                    let last = try #require(r.total["lastFrame"] as? Int)
+                sources.append((p, try #require(url, "\(p.allOutput)"), file))
+            }
+            for transport in ["tcp", "udp"] {
+                let probes = try sources.map { _, url, _ in
+                    try LiveProcess(binary, ["probe", url, "--transport", transport, "--duration", "4", "--json", "--quiet"])
+                }
+                var p50: [Double] = []
+                for (i, c) in cases.enumerated() {
+                    #expect(probes[i].waitForExit(timeout: 60) == 0, "\(transport): \(probes[i].allOutput)")
+                    let json = (try? JSONSerialization.jsonObject(with: Data(probes[i].stdout.joined(separator: "\n").utf8)))
+                        as? [String: Any]
+                    let total = try #require(json?["total"] as? [String: Any], "\(probes[i].allOutput)")
+                    let first = try #require(total["firstFrame"] as? Int, "\(total)")
+                    let last = try #require(total["lastFrame"] as? Int)
                     #expect(last - first > 90, "\(transport): frames \(first)…\(last)")
-                    #expect(r.total["dropped"] as? Int == everyTenth(between: first, and: last),
-                            "\(transport) delay \(delay): \(r.out)")
-                    #expect(r.total["unreadable"] as? Int == 0 && r.total["repeated"] as? Int == 0, "\(r.out)")
-                    let latency = try #require(r.total["latencyMs"] as? [String: Any], "\(r.out)")
-                    p50[transport]![delay] = latency["p50"] as? Double
+                    #expect(leftOut(c.pattern, between: first, and: last) > 0)
+                    #expect(total["dropped"] as? Int == leftOut(c.pattern, between: first, and: last),
+                            "\(transport) \(c.pattern): \(total)")
+                    #expect(total["unreadable"] as? Int == 0 && total["repeated"] as? Int == 0, "\(total)")
+                    let latency = try #require(total["latencyMs"] as? [String: Any], "\(total)")
+                    p50.append(try #require(latency["p50"] as? Double))
                 }
-                if delay == 40 {
-                    // A threshold crossed is exit status 3, with the reason.
-                    let strict = try tool([binary, "probe", u, "--duration", "2", "--quiet", "--max-latency-ms", "20"])
-                    #expect(strict.status == 3, "\(strict.out)\n\(strict.err)")
-                    #expect(strict.out.contains("FAILED: latency p99"), "\(strict.out)")
-                }
+                // The injected 40 ms shows in the median within ±2 ms.
+                #expect(abs(p50[1] - p50[0] - 40) <= 2, "\(transport): p50 \(p50[0]) ms → \(p50[1]) ms")
+            }
+            // A threshold crossed is exit status 3, with the reason.
+            let strict = try tool([binary, "probe", sources[1].1, "--duration", "2", "--quiet", "--max-latency-ms", "20"])
+            #expect(strict.status == 3, "\(strict.out)\n\(strict.err)")
+            #expect(strict.out.contains("FAILED: latency p99"), "\(strict.out)")
+            for ((p, _, file), c) in zip(sources, cases) {
                 p.signal(SIGINT)
                 #expect(p.waitForExit() == 0)
                 // The source lost nothing on its own: every gap the probe saw was put there on purpose.
@@ -68,14 +87,10 @@ extension EndToEnd {
                 #expect(f.status == 0, "\(f.err)")
                 let first = try #require(f.total["firstFrame"] as? Int, "\(f.out)")
                 let last = try #require(f.total["lastFrame"] as? Int)
-                #expect(f.total["dropped"] as? Int == everyTenth(between: first, and: last), "\(f.out)")
+                #expect(f.total["dropped"] as? Int == leftOut(c.pattern, between: first, and: last), "\(f.out)")
+                #expect(leftOut(c.pattern, between: first, and: last) > 0)
                 #expect(f.total["latencyMs"] == nil)
                 #expect(f.total["unreadable"] as? Int == 0)
-            }
-            // The injected 40 ms shows in the median within ±2 ms, over both transports.
-            for transport in ["tcp", "udp"] {
-                let base = try #require(p50[transport]![0]), delayed = try #require(p50[transport]![40])
-                #expect(abs(delayed - base - 40) <= 2, "\(transport): p50 \(base) ms → \(delayed) ms")
             }
         }
 
@@ -92,6 +107,18 @@ extension EndToEnd {
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0)
 
+            // Pure noise where a strip would be: every frame unreadable, nothing misread as a frame number.
+            let dir = try TempDir()
+            let noise = dir.file("noise.ts")
+            let make = try tool(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30",
+                                 "-vf", "noise=alls=100:allf=t+u", "-t", "3", "-c:v", "libx264", "-preset", "ultrafast",
+                                 "-y", noise])
+            #expect(make.status == 0, "\(make.err)")
+            let n = try probe([noise])
+            #expect(n.status == 0, "\(n.err)")
+            #expect(n.total["frames"] as? Int == 90 && n.total["unreadable"] as? Int == 90, "\(n.out)")
+            #expect(n.total["readable"] as? Int == 0 && n.total["dropped"] as? Int == 0)
+
             let port = freePort()
             let unreachable = try tool([binary, "probe", "rtsp://127.0.0.1:\(port)/nothing", "--timeout", "5"])
             #expect(unreachable.status == 1, "\(unreachable.out)")
@@ -102,6 +129,24 @@ extension EndToEnd {
             #expect(noHost.status != 0 && noHost.err.contains("has no host"), "\(noHost.err)")
             let transport = try tool([binary, "probe", "rtsp://127.0.0.1:1/x", "--transport", "sctp"])
             #expect(transport.status != 0 && transport.err.contains("tcp or udp"), "\(transport.err)")
+        }
+
+        @Test func probeReadsAnSRTPushAsItsListener() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let port = freePort(udp: true)
+            // The probe listens; pipcompose pushes to it (and retries until the listener is up).
+            let listener = try LiveProcess(binary, ["probe", "srt://127.0.0.1:\(port)?mode=listener", "--duration", "8",
+                                                    "--json", "--quiet", "--timeout", "30"])
+            let (p, _) = try startLive([scene, "--push", "srt://127.0.0.1:\(port)"], rtsp: false)
+            #expect(listener.waitForExit(timeout: 60) == 0, "\(listener.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0)
+            let json = (try? JSONSerialization.jsonObject(with: Data(listener.stdout.joined(separator: "\n").utf8))) as? [String: Any]
+            let total = try #require(json?["total"] as? [String: Any], "\(listener.allOutput)")
+            #expect((total["readable"] as? Int ?? 0) >= 90, "\(total)")
+            #expect(total["latencyMs"] != nil)
+            #expect(json?["live"] as? Bool == true)
         }
     }
 }

@@ -249,7 +249,7 @@ public final class LiveSession: @unchecked Sendable {
         for e in idle {
             DispatchQueue.global().async { [weak self] in
                 e.finish(timeout: 2)
-                self?.lock.withLock { self?.retiredEncoderDrops += e.droppedFrames }
+                self?.lock.withLock { self?.retiredEncoderDrops += e.droppedFrames + e.delayDropped }
             }
         }
         log("resized to \(size)")
@@ -313,7 +313,7 @@ public final class LiveSession: @unchecked Sendable {
         for e in encoders { ok = e.finish() && ok }
         lock.withLock {
             finalEncoded = liveEncoder?.encodedFrames ?? finalEncoded
-            retiredEncoderDrops += encoders.reduce(0) { $0 + $1.droppedFrames }
+            retiredEncoderDrops += encoders.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped }
         }
         let outs = lock.withLock { chains }
         for out in outs {

@@ -59,7 +59,7 @@ public final class Variant: @unchecked Sendable {
         case "t": return Int64(clamping: g_variant_get_uint64(t.raw))
         case "i": return Int64(g_variant_get_int32(t.raw))
         case "u": return Int64(g_variant_get_uint32(t.raw))
-        case "d": let d = g_variant_get_double(t.raw); return d.isFinite ? Int64(d) : nil
+        case "d": return Int64(exactly: g_variant_get_double(t.raw).rounded(.towardZero))
         default: return nil
         }
     }

@@ -26,19 +26,21 @@ public final class Probe: @unchecked Sendable {
     private var _ended = false
     private var _failure: GstError?
     private let endCondition = NSCondition()
+    private var endedAt: Double?
     private let now: @Sendable () -> Double
 
     deinit { if let infoCaps { gst_caps_unref(infoCaps) } }
 
     /// `now`: wall clock in milliseconds since 1970 (injected for tests of the bookkeeping).
+    /// `keepSeconds`: finished seconds kept for `snapshot()` (a soak needs only the last few).
     public init(url: String, transport: Transport = .tcp, jitterBufferMs: Int = 0, warmupMs: Double = 1000,
-                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 * 1000 }) throws {
+                keepSeconds: Int = 86_400, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 * 1000 }) throws {
         self.url = url
         self.now = now
         let (text, live) = try Self.launch(for: url, transport: transport, jitterBufferMs: jitterBufferMs)
         launch = text
         isLive = live
-        stats = ProbeStats(measuresLatency: live, warmupMs: warmupMs)
+        stats = ProbeStats(measuresLatency: live, warmupMs: warmupMs, keepSeconds: keepSeconds)
         pipeline = try Pipeline(name: "probe", launch: text)
     }
 
@@ -81,7 +83,7 @@ public final class Probe: @unchecked Sendable {
         sink = AppSink(takingOwnership: element, dropWhenFull: false, onSample: { [weak self] buffer, caps, _ in
             self?.sample(buffer, caps)
         }, onEOS: { [weak self] in self?.end(nil) })
-        try pipeline.play { [weak self] event in
+        do { try pipeline.play { [weak self] event in
             switch event {
             case .error(let e): self?.end(e)
             case .warning(let w):
@@ -92,6 +94,9 @@ public final class Probe: @unchecked Sendable {
                 }
             case .eos: self?.end(nil)
             }
+        } } catch {
+            _ = pipeline.stop(drain: false, timeout: 1)
+            throw error
         }
     }
 
@@ -117,18 +122,21 @@ public final class Probe: @unchecked Sendable {
     }
 
     private func end(_ error: GstError?) {
+        let t = now()
         endCondition.lock()
         if !_ended {
             _ended = true
             _failure = error
+            endedAt = t
         }
         endCondition.broadcast()
         endCondition.unlock()
     }
 
     /// The figures so far, with every second up to now closed.
+    /// After the stream ended, time stops there: teardown is not counted as seconds without frames.
     public func snapshot() -> (total: ProbeStats.Total, seconds: [ProbeStats.Second]) {
-        let t = now()
+        let t = endCondition.withLock { endedAt } ?? now()
         return lock.withLock {
             stats.roll(to: t)
             return stats.finished()

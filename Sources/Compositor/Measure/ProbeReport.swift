@@ -61,9 +61,12 @@ public struct ProbeReport: Codable, Sendable {
         if let maxLatencyMs {
             if let p99 = t.latencyMs?.p99 {
                 if p99 > maxLatencyMs { out.append(String(format: "latency p99 %.1f ms > --max-latency-ms %g", p99, maxLatencyMs)) }
+            } else if !live {
+                out.append("latency is not measured on a recording, yet --max-latency-ms was set")
+            } else if t.readable == 0 {
+                out.append("latency unknown (no timecode strip read) with --max-latency-ms set")
             } else {
-                out.append(live ? "latency unknown (no timecode strip read) with --max-latency-ms set"
-                                : "latency is not measured on a recording, yet --max-latency-ms was set")
+                out.append("latency unknown: every readable frame came within the --warmup, or repeated")
             }
         }
         if let maxDrops {

@@ -54,7 +54,9 @@ public struct ProbeStats: Sendable {
     private var lastFrame: UInt64?
     private var lastSize: String?
     private var repeatRun = 0
-    private var lastArrival = 0.0
+    /// Unreadable frames since the last readable one: a gap in frame numbers that spans them is not a drop.
+    private var unreadableSinceReadable = 0
+    public private(set) var lastArrival: Double?
 
     /// Frames decoded within `warmupMs` of the first one count for everything but the latency percentiles:
     /// right after joining, frames queued during the connection arrive in a burst.
@@ -82,8 +84,11 @@ public struct ProbeStats: Sendable {
         guard let reading else {
             total.unreadable += 1
             current!.unreadable += 1
+            unreadableSinceReadable += 1
             return
         }
+        let unreadableBefore = unreadableSinceReadable
+        unreadableSinceReadable = 0
         total.readable += 1
         current!.readable += 1
         if total.firstFrame == nil { total.firstFrame = reading.frame }
@@ -97,7 +102,8 @@ public struct ProbeStats: Sendable {
             } else {
                 repeatRun = 0
                 if reading.frame > last {
-                    let gap = Int(reading.frame - last - 1)
+                    // Frames that arrived but could not be read are not missing.
+                    let gap = max(0, Int(reading.frame - last - 1) - unreadableBefore)
                     total.dropped += gap
                     current!.dropped += gap
                 } else {

@@ -113,6 +113,8 @@ public final class Encoder: @unchecked Sendable {
 
     public func requestKeyFrame() { sink?.requestKeyFrame() }
 
+    deinit { delayLine?.stop() }
+
     /// Takes a reference to a raw frame.
     public func push(_ buffer: UnsafeMutablePointer<GstBuffer>) {
         input.push(gst_buffer_ref(buffer))
@@ -127,7 +129,9 @@ public final class Encoder: @unchecked Sendable {
         let ok = pipeline.waitForEOS(timeout: timeout)
         pipeline.stop(drain: false)
         sink = nil
-        lock.withLock { delayLine }?.drain(timeout: timeout)
+        if let line = lock.withLock({ delayLine }) {
+            line.drain(timeout: timeout + Double(line.delayNanoseconds) / 1e9)
+        }
         return ok
     }
 }

@@ -14,8 +14,8 @@ public struct SoakConfig: Sendable {
     public var transport: Probe.Transport = .tcp
     /// Where soak.json and soak.html go.
     public var reportDirectory: String
-    /// Let go of per-second samples older than this many (memory stays bounded on week-long soaks).
-    public var keepSamples = 7 * 86_400
+    /// Samples put in soak.json and the charts: the newest this many (all of them, samples.jsonl, stay on disk).
+    public var keepSamples = 86_400
 
     public struct Invalid: Error, CustomStringConvertible {
         public let description: String

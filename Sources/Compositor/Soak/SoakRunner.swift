@@ -27,12 +27,13 @@ public final class SoakRunner: @unchecked Sendable {
                 if config.streams > 1 { options.encoder.threads = 1 }
                 let session = LiveSession(options: options, log: { [log] in log("stream \(i): \($0)") })
                 try session.prepare()
-                try session.start()
+                // Held before it starts, so a half-started stream is stopped with the others on failure.
                 sessions.append(session)
+                try session.start()
             }
             for j in 0..<config.viewers {
                 let url = sessions[j % sessions.count].rtsp!.url
-                let probe = try Probe(url: url, transport: config.transport)
+                let probe = try Probe(url: url, transport: config.transport, keepSeconds: 4)
                 try probe.start()
                 probes.append(probe)
             }
@@ -41,12 +42,28 @@ public final class SoakRunner: @unchecked Sendable {
             throw error
         }
         log("soak: \(config.streams) streams, \(config.viewers) viewers, \(Int(config.duration)) s")
-        var samples: [SoakReport.Sample] = []
+        // Samples go to disk as they are taken (one JSON line a second), not into memory: a week-long soak
+        // holds nothing per second but one number for the memory trend, and a killed soak leaves its data.
+        let samplesPath = config.reportDirectory + "/samples.jsonl"
+        guard FileManager.default.createFile(atPath: samplesPath, contents: nil),
+              let samplesFile = FileHandle(forWritingAtPath: samplesPath) else {
+            stopAll()
+            throw SoakConfig.Invalid(description: "cannot write \(samplesPath)")
+        }
+        defer { try? samplesFile.close() }
+        let lineEncoder = JSONEncoder()
+        lineEncoder.outputFormatting = [.sortedKeys]
+        var sampleCount = 0
         var sampler = ProcessSampler()
         var lastFrames = sessions.map { $0.status.frame }
         var lastDropped = sessions.map { $0.status.dropped }
+        // Per viewer: its totals at the last sample and the last of its seconds already used.
+        var lastTotals = probes.map { _ in ProbeStats.Total() }
+        var lastSeconds = probes.map { _ -> Int? in nil }
+        var lastSampleTime = ProcessSampler.monotonic()
         var cpuSum = 0.0
         var rssAll: [UInt64] = []
+        rssAll.reserveCapacity(min(config.keepSamples, Int(config.duration) + 2))
         var rssMax: UInt64 = 0
         let start = ProcessSampler.monotonic()
         var second = 0
@@ -58,21 +75,37 @@ public final class SoakRunner: @unchecked Sendable {
             _ = wake.wait(timeout: .now() + max(0, due - ProcessSampler.monotonic()))
             let statuses = sessions.map(\.status)
             let frames = statuses.map(\.frame), dropped = statuses.map(\.dropped)
-            let ticks = probes.map { $0.tick().second }
+            // Counters can restart (an RTSP media replaced when its last viewer left): a fall counts from 0.
+            func delta<T: BinaryInteger>(_ now: T, _ before: T) -> Int { now >= before ? Int(now - before) : Int(now) }
             var s = SoakReport.Sample(t: second, cpuPercent: sampler.cpuPercent(),
                                       rssBytes: ProcessSampler.residentBytes() ?? 0,
-                                      framesRendered: Int(zip(frames, lastFrames).reduce(0) { $0 + $1.0 - $1.1 }),
-                                      sourceDropped: Int(zip(dropped, lastDropped).reduce(0) { $0 + $1.0 - $1.1 }),
+                                      framesRendered: zip(frames, lastFrames).reduce(0) { $0 + delta($1.0, $1.1) },
+                                      sourceDropped: zip(dropped, lastDropped).reduce(0) { $0 + delta($1.0, $1.1) },
                                       viewerDropped: 0, viewerRepeated: 0, unreadable: 0)
             lastFrames = frames
             lastDropped = dropped
-            let fps = ticks.compactMap { $0.map { Double($0.frames) } }
+            // Counts are differences of each viewer's totals between samples (nothing counted twice or
+            // skipped); latency is each viewer's newest finished second, used once.
+            let now = ProcessSampler.monotonic()
+            let interval = max(0.001, now - lastSampleTime)
+            lastSampleTime = now
+            var fps: [Double] = []
+            var lat: [LatencySummary] = []
+            for (j, p) in probes.enumerated() {
+                let tick = p.tick()
+                let t = tick.total, before = lastTotals[j]
+                lastTotals[j] = t
+                if t.frames > 0 { fps.append(Double(t.frames - before.frames) / interval) }
+                s.viewerDropped += t.dropped - before.dropped
+                s.viewerRepeated += t.repeated - before.repeated
+                s.unreadable += t.unreadable - before.unreadable
+                if let sec = tick.second, sec.second != lastSeconds[j] {
+                    lastSeconds[j] = sec.second
+                    if let l = sec.latencyMs { lat.append(l) }
+                }
+            }
             s.viewerFpsMin = fps.min()
             s.viewerFpsMean = fps.isEmpty ? nil : fps.reduce(0, +) / Double(fps.count)
-            s.viewerDropped = ticks.reduce(0) { $0 + ($1?.dropped ?? 0) }
-            s.viewerRepeated = ticks.reduce(0) { $0 + ($1?.repeated ?? 0) }
-            s.unreadable = ticks.reduce(0) { $0 + ($1?.unreadable ?? 0) }
-            let lat = ticks.compactMap { $0?.latencyMs }
             s.latencyP50 = SoakReport.median(lat.map(\.p50))
             s.latencyP95 = lat.map(\.p95).max()
             s.latencyP99 = lat.map(\.p99).max()
@@ -80,8 +113,11 @@ public final class SoakRunner: @unchecked Sendable {
             cpuSum += s.cpuPercent
             rssAll.append(s.rssBytes)
             rssMax = max(rssMax, s.rssBytes)
-            samples.append(s)
-            if samples.count > config.keepSamples { samples.removeFirst(samples.count - config.keepSamples) }
+            sampleCount += 1
+            if var line = try? lineEncoder.encode(s) {
+                line.append(0x0A)
+                samplesFile.write(line)
+            }
             if rssAll.count > config.keepSamples { rssAll.removeFirst(rssAll.count - config.keepSamples) }
             log(String(format: "%5ds cpu %3.0f%% rss %6.1f MiB  rendered %d  viewers fps min %@ latency p50 %@ p99 %@  "
                        + "dropped %d/%d", second, s.cpuPercent, Double(s.rssBytes) / 1_048_576, s.framesRendered,
@@ -98,7 +134,7 @@ public final class SoakRunner: @unchecked Sendable {
         stopAll()
         let lat = viewerTotals.compactMap(\.latencyMs)
         let totals = SoakReport.Totals(
-            seconds: samples.count,
+            seconds: sampleCount,
             framesRendered: streamStatus.reduce(0) { $0 + $1.frame + 1 },
             sourceDropped: streamStatus.reduce(0) { $0 + $1.dropped },
             viewerFrames: viewerTotals.reduce(0) { $0 + $1.frames },
@@ -106,7 +142,7 @@ public final class SoakRunner: @unchecked Sendable {
             viewerRepeated: viewerTotals.reduce(0) { $0 + $1.repeated },
             unreadable: viewerTotals.reduce(0) { $0 + $1.unreadable },
             decodeErrors: viewerTotals.reduce(0) { $0 + $1.decodeErrors },
-            cpuPercentMean: samples.isEmpty ? 0 : cpuSum / Double(samples.count),
+            cpuPercentMean: sampleCount == 0 ? 0 : cpuSum / Double(sampleCount),
             rssStartBytes: rssAll.first ?? 0, rssEndBytes: rssAll.last ?? 0, rssMaxBytes: rssMax,
             rssGrowthBytes: SoakReport.rssGrowth(rssAll),
             latencyP50: SoakReport.median(lat.map(\.p50)), latencyP99: lat.map(\.p99).max(),
@@ -122,9 +158,17 @@ public final class SoakRunner: @unchecked Sendable {
                       viewers: (0..<config.viewers).filter { $0 % config.streams == i }.count)
             },
             viewers: probes.enumerated().map { j, p in .init(url: p.url, total: viewerTotals[j], error: probeErrors[j]) },
-            samples: samples)
+            samples: Self.readSamples(samplesPath, keep: config.keepSamples))
         try write(report)
         return report
+    }
+
+    /// The newest `keep` samples written during the run.
+    static func readSamples(_ path: String, keep: Int) -> [SoakReport.Sample] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        let decoder = JSONDecoder()
+        let lines = data.split(separator: 0x0A)
+        return lines.suffix(keep).compactMap { try? decoder.decode(SoakReport.Sample.self, from: Data($0)) }
     }
 
     private func stopAll() {
