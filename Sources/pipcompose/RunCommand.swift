@@ -225,6 +225,10 @@ struct RunCommand: ParsableCommand {
               + "encoded \(s.encoded), dropped \(s.dropped) (late \(s.late), at the encoder \(s.encoderDropped))"
               + (s.injected > 0 ? ", left out on purpose \(s.injected)" : ""))
         for o in s.outputs { print("\(o.id): \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)") }
+        if let h = s.delayHeld {
+            print(String(format: "delay held (--inject-delay-ms): p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d frames",
+                         h.p50, h.p99, h.max, h.samples))
+        }
         if !ok { throw UserError("some outputs did not finish in time; their files may lack the last second") }
     }
 }

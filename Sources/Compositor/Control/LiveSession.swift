@@ -31,6 +31,7 @@ public final class LiveSession: @unchecked Sendable {
     private var dropWatch: DispatchSourceTimer?
     /// Frames the live encoder produced, kept after it is gone for the end-of-run summary.
     private var finalEncoded: UInt64 = 0
+    private var finalDelayHeld: LatencySummary?
     /// Frames dropped at encoders that have stopped (fixed encoders after a resize back, all at the end).
     private var retiredEncoderDrops: UInt64 = 0
     private let started = Date()
@@ -313,6 +314,7 @@ public final class LiveSession: @unchecked Sendable {
         for e in encoders { ok = e.finish() && ok }
         lock.withLock {
             finalEncoded = liveEncoder?.encodedFrames ?? finalEncoded
+            finalDelayHeld = liveEncoder?.delayHeld ?? finalDelayHeld
             retiredEncoderDrops += encoders.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped }
         }
         let outs = lock.withLock { chains }
@@ -348,6 +350,8 @@ public final class LiveSession: @unchecked Sendable {
         public var restarts: [(String, Int)] = []
         /// Frames left out on purpose (`--inject-drops`); not in `dropped`.
         public var injected: UInt64 = 0
+        /// How long the live encoder's frames were really held by `--inject-delay-ms`.
+        public var delayHeld: LatencySummary?
 
         /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
         public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
@@ -365,6 +369,7 @@ public final class LiveSession: @unchecked Sendable {
                       outputs: outs, viewers: rtsp?.viewers ?? 0, uptime: Date().timeIntervalSince(started))
         status.restarts = lock.withLock { chains.map { ($0.id, $0.restarts) } }
         status.injected = s.injected
+        status.delayHeld = lock.withLock { liveEncoder?.delayHeld ?? finalDelayHeld }
         return status
     }
 

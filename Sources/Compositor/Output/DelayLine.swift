@@ -21,6 +21,8 @@ final class DelayLine: @unchecked Sendable {
     private var queue: [Held] = []
     private var stopped = false
     private var _dropped: UInt64 = 0
+    /// How long frames were really held (a loaded machine wakes the thread late): the delay a probe should find.
+    private var held = LatencyHistogram()
     private var thread: Thread?
 
     init(delayMilliseconds: Double, capacity: Int, deliver: @escaping Deliver) {
@@ -40,6 +42,7 @@ final class DelayLine: @unchecked Sendable {
     }
 
     var dropped: UInt64 { cond.withLock { _dropped } }
+    var heldMilliseconds: LatencySummary? { cond.withLock { held.summary } }
 
     /// Takes references to the frame and its caps until it is released.
     func push(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
@@ -79,6 +82,7 @@ final class DelayLine: @unchecked Sendable {
             while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
             cond.lock()
             guard !stopped else { cond.unlock(); continue }
+            held.add(Double(Self.monotonicNow() - (head.release - delayNanoseconds)) / 1e6)
             cond.unlock()
             deliver(head.buffer, head.caps)
             Self.release(head)

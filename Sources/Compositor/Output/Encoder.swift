@@ -94,6 +94,9 @@ public final class Encoder: @unchecked Sendable {
         lock.withLock { delayLine = line }
     }
 
+    /// How long frames were really held by the injected delay.
+    public var delayHeld: LatencySummary? { lock.withLock { delayLine }?.heldMilliseconds }
+
     /// Frames the injected delay had no room for.
     public var delayDropped: UInt64 { lock.withLock { delayLine?.dropped ?? 0 } }
 
