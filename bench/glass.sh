@@ -6,23 +6,19 @@
 # Usage: bash bench/glass.sh [SECONDS] [WxH]   — prints one JSON line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 SECS="${1:-30}"; SIZE="${2:-1280x720}"; FPS=30
 W="${SIZE%x*}"; H="${SIZE#*x}"
 OUT="$(mktemp -d)"
-SRC=""
-trap '[ -n "$SRC" ] && kill "$SRC" 2>/dev/null; rm -rf "$OUT"' EXIT
-swift build -c release --product pipcompose >/dev/null 2>&1
-BIN="$(swift build -c release --show-bin-path)/pipcompose"
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-
-"$BIN" run examples/timecode.yaml --no-control --size "$SIZE" --fps $FPS --rtsp "127.0.0.1:$PORT/pip" \
-    --duration $((SECS * 2 + 30)) >"$OUT/source.log" 2>&1 &
-SRC=$!
-for _ in $(seq 1 100); do grep -q "^serving" "$OUT/source.log" && break; sleep 0.1; done
+trap 'stop_source; rm -rf "$OUT"' EXIT
+release_binary
+PORT=$(free_port)
+start_source "$OUT/source.log" examples/timecode.yaml --size "$SIZE" --fps $FPS --rtsp "127.0.0.1:$PORT/pip" \
+    --duration $((SECS * 2 + 30))
 URL="rtsp://127.0.0.1:$PORT/pip"
 "$BIN" probe "$URL" --transport tcp --duration "$SECS" --quiet --report "$OUT/tcp.json" >/dev/null
 "$BIN" probe "$URL" --transport udp --duration "$SECS" --quiet --report "$OUT/udp.json" >/dev/null
-kill -INT "$SRC"; wait "$SRC" || true; SRC=""
+stop_source
 
 # The peer: the latency tracer's per-buffer source → sink time.
 GST_TRACERS="latency" GST_DEBUG_NO_COLOR=1 GST_DEBUG="GST_TRACER:7" gst-launch-1.0 -q videotestsrc is-live=true \

@@ -6,13 +6,13 @@
 # Usage: bash bench/streams.sh [SECONDS] [N...]   — prints one JSON line per N, then the summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 SECS="${1:-30}"; shift || true
 COUNTS=("${@:-16 24 32 40 48}")
 read -r -a COUNTS <<<"${COUNTS[*]}"
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
-swift build -c release --product pipcompose >/dev/null 2>&1
-BIN="$(swift build -c release --show-bin-path)/pipcompose"
+release_binary
 BEST=0; BEST_CPU=0
 for N in "${COUNTS[@]}"; do
     "$BIN" soak --streams "$N" --viewers 0 --size 640x360 --fps 30 --duration "$SECS" --report "$OUT/s$N" \
