@@ -47,12 +47,6 @@ static inline GstClockTime cgst_buffer_pts(GstBuffer *buffer) { return GST_BUFFE
 // GST_BUFFER_DTS is a macro over a struct field.
 static inline GstClockTime cgst_buffer_dts(GstBuffer *buffer) { return GST_BUFFER_DTS(buffer); }
 
-// GST_BUFFER_DTS is a macro; clearing both lets a downstream appsrc stamp its own running time.
-static inline void cgst_buffer_clear_timestamps(GstBuffer *buffer) {
-    GST_BUFFER_PTS(buffer) = GST_CLOCK_TIME_NONE;
-    GST_BUFFER_DTS(buffer) = GST_CLOCK_TIME_NONE;
-}
-
 // GST_BUFFER_FLAG_IS_SET is a macro.
 static inline gboolean cgst_buffer_is_delta(GstBuffer *buffer) {
     return GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT);

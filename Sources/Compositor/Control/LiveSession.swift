@@ -141,6 +141,7 @@ public final class LiveSession: @unchecked Sendable {
         lock.withLock { liveEncoder = live }
         if let rtsp {
             rtsp.source = live
+            rtsp.frameClockBase = { [weak loop] in loop?.clock.baseTime }
             live.subscribe(rtsp) { [weak rtsp] b, c in rtsp?.deliver(b, c) }
         }
         do {

@@ -6,7 +6,9 @@ import Foundation
 ///
 /// The media pipeline starts with `appsrc name=in`; `onMediaReady` hands that appsrc over when a media is
 /// built and `onMediaGone` takes it back when the media is unprepared (a stale appsrc after a reconnect is a
-/// known crash). `onPlay` runs when a viewer starts playing: the moment to ask the encoder for a key frame.
+/// known crash). Every request shares one media (`SharedMediaFactory`), but while an old media is being torn
+/// down a new one can already be serving: both are fed until the old one is gone, each under its own id.
+/// `onPlay` runs when a viewer starts playing: the moment to ask the encoder for a key frame.
 public final class RTSPServer: @unchecked Sendable {
     public let endpoint: RTSPEndpoint
     public private(set) var boundPort = 0
@@ -19,8 +21,10 @@ public final class RTSPServer: @unchecked Sendable {
     private var _viewers = 0
     private var _totalViewers = 0
 
-    public var onMediaReady: (@Sendable (AppSource) -> Void)?
-    public var onMediaGone: (@Sendable () -> Void)?
+    /// Identifies one media for as long as it is prepared.
+    public typealias MediaID = UInt
+    public var onMediaReady: (@Sendable (MediaID, AppSource) -> Void)?
+    public var onMediaGone: (@Sendable (MediaID) -> Void)?
     public var onPlay: (@Sendable () -> Void)?
     public var onViewers: (@Sendable (Int) -> Void)?
 
@@ -35,9 +39,7 @@ public final class RTSPServer: @unchecked Sendable {
         // A burst of connections waits in the kernel's queue instead of being refused.
         gst_rtsp_server_set_backlog(server, 1024)
         let mounts = gst_rtsp_server_get_mount_points(server)!
-        let factory = gst_rtsp_media_factory_new()!
-        gst_rtsp_media_factory_set_launch(factory, "( \(mediaLaunch) )")
-        gst_rtsp_media_factory_set_shared(factory, 1)
+        let factory = SharedMediaFactory.make(launch: "( \(mediaLaunch) )")
         gst_rtsp_media_factory_set_latency(factory, 0)
         Signals.connect(UnsafeMutableRawPointer(factory), "media-configure") { [weak self] _, media in
             self?.configure(media: media!.assumingMemoryBound(to: GstRTSPMedia.self))
@@ -121,10 +123,11 @@ public final class RTSPServer: @unchecked Sendable {
         defer { gst_object_unref(UnsafeMutableRawPointer(bin)) }
         guard let src = gst_bin_get_by_name_recurse_up(cgst_bin(bin), "in") else { return }
         let feed = AppSource(takingOwnership: src, maxBuffers: 4, leaky: true)
+        let id = MediaID(bitPattern: media)
         Signals.connect(UnsafeMutableRawPointer(media), "unprepared", noArguments: { [weak self] in
-            self?.onMediaGone?()
+            self?.onMediaGone?(id)
         })
-        onMediaReady?(feed)
+        onMediaReady?(id, feed)
     }
 
     /// Binds the port and starts serving; a port in use is an error that says so.

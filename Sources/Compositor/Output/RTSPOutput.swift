@@ -1,38 +1,49 @@
 import CGst
 import Foundation
 
-/// The embedded RTSP server as an output: the shared media is fed the live encoder's stream, and each viewer
-/// that starts playing gets a key frame (with SPS/PPS in band) so the picture shows at once.
+/// The embedded RTSP server as an output: every media the server has prepared is fed the live encoder's
+/// stream, and each viewer that starts playing gets a key frame (with SPS/PPS in band) so the picture shows at
+/// once.
+///
+/// Normally there is one media, shared by every viewer whatever URL it used. While gst-rtsp-server tears one
+/// media down and builds the next there can be two; each has its own feed, so one never takes another's.
 public final class RTSPOutput: @unchecked Sendable {
+    /// One prepared media's appsrc and what it has been sent.
+    private struct Feed {
+        let input: AppSource
+        var gate = StreamGate()
+    }
+
     public let id = "rtsp"
     public let server: RTSPServer
     public let mediaLaunch: String
     private let lock = NSLock()
-    private var feed: AppSource?
-    private var gate = StreamGate()
+    private var feeds: [RTSPServer.MediaID: Feed] = [:]
+    private var retiredDrops: UInt64 = 0
     private var _delivered: UInt64 = 0
     private var _bytes: UInt64 = 0
     /// The live encoder; set by the session.
     public var source: Encoder?
+    /// The frame clock's base (absolute system-clock time of running time 0), once the frame loop started.
+    public var frameClockBase: (@Sendable () -> GstClockTime?)?
 
     public init(endpoint: RTSPEndpoint, template: PipelineTemplate, title: String,
                 onViewers: @escaping @Sendable (Int) -> Void) throws {
         mediaLaunch = try template.render([:])
         server = RTSPServer(endpoint: endpoint, mediaLaunch: mediaLaunch, title: title)
         server.onViewers = onViewers
-        server.onMediaReady = { [weak self] feed in
+        server.onMediaReady = { [weak self] media, input in
             guard let self else { return }
-            self.lock.withLock {
-                self.feed = feed
-                self.gate.reset()
-            }
+            MediaClockMapper(frameClockBase: { [weak self] in self?.frameClockBase?() }).attach(to: input.element)
+            self.lock.withLock { self.feeds[media] = Feed(input: input) }
             self.source?.requestKeyFrame()
         }
-        server.onMediaGone = { [weak self] in
+        server.onMediaGone = { [weak self] media in
             guard let self else { return }
             self.lock.withLock {
-                self.feed = nil
-                self.gate.reset()
+                guard var gone = self.feeds.removeValue(forKey: media) else { return }
+                self.retiredDrops += gone.input.dropped
+                gone.gate.reset()
             }
         }
         server.onPlay = { [weak self] in self?.source?.requestKeyFrame() }
@@ -43,26 +54,36 @@ public final class RTSPOutput: @unchecked Sendable {
     public var viewers: Int { server.viewers }
     public var delivered: UInt64 { lock.withLock { _delivered } }
     public var bytes: UInt64 { lock.withLock { _bytes } }
-    public var dropped: UInt64 { lock.withLock { feed?.dropped ?? 0 } }
+    public var dropped: UInt64 { lock.withLock { retiredDrops + feeds.values.reduce(0) { $0 + $1.input.dropped } } }
+    /// Medias being fed now (one, except while the server replaces one).
+    public var medias: Int { lock.withLock { feeds.count } }
 
-    /// Called on the encoder's streaming thread. Timestamps are cleared: the media's appsrc stamps its own
-    /// running time (do-timestamp), as a live camera would.
+    /// Called on the encoder's streaming thread. The frame keeps the frame clock's timestamps; each media's
+    /// `MediaClockMapper` turns them into its own running time as the frame leaves its appsrc.
     public func deliver(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
         lock.lock()
         defer { lock.unlock() }
-        guard let feed, gate.admit(buffer) else { return }
-        gate.pass(caps, to: feed)
-        let copy = gst_buffer_copy(buffer)!
-        cgst_buffer_clear_timestamps(copy)
-        feed.push(copy)
-        _delivered += 1
-        _bytes += UInt64(gst_buffer_get_size(buffer))
+        var sent = false
+        for media in Array(feeds.keys) {
+            guard var feed = feeds[media], feed.gate.admit(buffer) else { continue }
+            feed.gate.pass(caps, to: feed.input)
+            feed.input.push(gst_buffer_copy(buffer)!)
+            feeds[media] = feed
+            sent = true
+        }
+        if sent {
+            _delivered += 1
+            _bytes += UInt64(gst_buffer_get_size(buffer))
+        }
     }
 
     public func stop() {
         lock.withLock {
-            feed?.endOfStream()
-            feed = nil
+            for (_, var feed) in feeds {
+                feed.input.endOfStream()
+                feed.gate.reset()
+            }
+            feeds = [:]
         }
         server.stop()
     }

@@ -8,6 +8,8 @@ public final class FrameClock: @unchecked Sendable {
     public let frameNanoseconds: UInt64
     private let clock: UnsafeMutablePointer<GstClock>
     private var base: GstClockTime = 0
+    private let lock = NSLock()
+    private var started = false
 
     public init(fps: Int) {
         Gst.initialize()
@@ -21,7 +23,14 @@ public final class FrameClock: @unchecked Sendable {
     }
 
     /// Starts running time at zero now.
-    public func start() { base = gst_clock_get_time(clock) }
+    public func start() {
+        base = gst_clock_get_time(clock)
+        lock.withLock { started = true }
+    }
+
+    /// The system-clock time of running time 0, once started: what other pipelines on the same clock need to
+    /// place a frame on their own timeline.
+    public var baseTime: GstClockTime? { lock.withLock { started ? base : nil } }
 
     public var runningTime: UInt64 {
         let now = gst_clock_get_time(clock)

@@ -1,0 +1,66 @@
+import CGst
+import Foundation
+
+/// Stamps the buffers leaving an RTSP media's appsrc with the time they were rendered, in that media's own
+/// running time, so RTP timestamps follow the frame clock (steady, one step a frame, never twice the same).
+///
+/// Buffers arrive stamped with the frame clock's running time; the frame clock and every media pipeline run
+/// on GStreamer's monotonic system clock, so `frameClockBase + pts` is the absolute time a frame was drawn,
+/// and subtracting the media's base time gives its running time there. The mapping is made as each buffer
+/// leaves appsrc (a pad probe on its streaming thread), when the media is playing and its base time is known;
+/// it is redone for every buffer, so a media paused and resumed by gst-rtsp-server stays right.
+final class MediaClockMapper: @unchecked Sendable {
+    private let frameClockBase: @Sendable () -> GstClockTime?
+    /// Only touched on the appsrc's streaming thread.
+    private var last: GstClockTime?
+
+    init(frameClockBase: @escaping @Sendable () -> GstClockTime?) {
+        self.frameClockBase = frameClockBase
+    }
+
+    /// Installs the probe on `appsrc`'s source pad; the probe keeps this mapper alive until the pad goes.
+    func attach(to appsrc: UnsafeMutablePointer<GstElement>) {
+        guard let pad = gst_element_get_static_pad(appsrc, "src") else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+        let probe: GstPadProbeCallback = { pad, info, data in
+            guard let info, let data, let pad else { return GST_PAD_PROBE_OK }
+            let mapper = Unmanaged<MediaClockMapper>.fromOpaque(data).takeUnretainedValue()
+            guard let raw = info.pointee.data else { return GST_PAD_PROBE_OK }
+            let buffer = raw.assumingMemoryBound(to: GstBuffer.self)
+            guard let parent = gst_pad_get_parent_element(pad) else { return GST_PAD_PROBE_OK }
+            defer { gst_object_unref(UnsafeMutableRawPointer(parent)) }
+            if let stamped = mapper.restamp(buffer, element: parent) {
+                info.pointee.data = UnsafeMutableRawPointer(stamped)
+            }
+            return GST_PAD_PROBE_OK
+        }
+        let destroy: GDestroyNotify = { data in Unmanaged<MediaClockMapper>.fromOpaque(data!).release() }
+        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, probe, Unmanaged.passRetained(self).toOpaque(), destroy)
+    }
+
+    /// The buffer (made writable) with PTS and DTS in the media's running time; nil leaves it as it is.
+    private func restamp(_ buffer: UnsafeMutablePointer<GstBuffer>,
+                         element: UnsafeMutablePointer<GstElement>) -> UnsafeMutablePointer<GstBuffer>? {
+        let none = cgst_clock_time_none()
+        let pts = cgst_buffer_pts(buffer)
+        guard pts != none, let base = frameClockBase(), let clock = gst_element_get_clock(element) else { return nil }
+        let now = Int64(gst_clock_get_time(clock))
+        gst_object_unref(UnsafeMutableRawPointer(clock))
+        let mediaBase = Int64(gst_element_get_base_time(element))
+        let nowRunning = now - mediaBase
+        guard nowRunning >= 0 else { return nil }
+        let dts = cgst_buffer_dts(buffer) == none ? pts : cgst_buffer_dts(buffer)
+        var shift = Int64(base) - mediaBase
+        // Never later than now (a sink that syncs would wait), never before the media's time began (its first
+        // frames were drawn before it started), and one step past the last buffer at least.
+        var mappedDTS = Int64(dts) + shift
+        if mappedDTS > nowRunning { shift -= mappedDTS - nowRunning; mappedDTS = nowRunning }
+        var floor: Int64 = 0
+        if let last { floor = Int64(last) + 1 }
+        if mappedDTS < floor { shift += floor - mappedDTS; mappedDTS = floor }
+        last = GstClockTime(mappedDTS)
+        let writable = cgst_buffer_make_writable(buffer)!
+        cgst_buffer_set_pts_dts(writable, GstClockTime(Int64(pts) + shift), GstClockTime(mappedDTS))
+        return writable
+    }
+}
