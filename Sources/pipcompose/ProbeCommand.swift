@@ -5,12 +5,14 @@ import Foundation
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
-        abstract: "Decode a stream and measure it by its timecode strip: fps, latency, drops, freezes.",
+        abstract: "Decode a stream and measure it by its timecode strip: fps, latency, drops, freezes, picture fidelity.",
         discussion: """
         URL: rtsp://… (TCP or UDP), rtmp://…, srt://…, file://… or a path, or any URI GStreamer opens. The source
         must carry a `timecode` widget (docs/TIMECODE.md) for latency and drops; without one, fps and decode
         figures are still reported. Latency = wall clock when a frame is decoded − the time written in its strip
-        (both machines' clocks must agree when they differ). Prints a status line a second to stderr, and the
+        (both machines' clocks must agree when they differ). With --reference SCENE, every decoded picture is compared
+        with the picture that scene draws for the frame number and time in its strip (SSIM and PSNR on luma; what a
+        viewer of this client saw, not only that frames came). Prints a status line a second to stderr, and the
         totals at the end (Ctrl-C ends early). Exit status: 0, 1 on errors, 3 when a threshold is crossed.
         """
     )
@@ -48,6 +50,17 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "Exit 3 when more than this many frames were dropped.")
     var maxDrops: Int?
 
+    @Option(help: ArgumentHelp("Compare every decoded picture with the picture this scene draws for its timecode "
+                               + "(the source's scene file, or 'demo'): SSIM, PSNR and corrupt frames.",
+                               valueName: "scene"))
+    var reference: String?
+
+    @Option(help: "With --reference: a frame is corrupt when the SSIM of one of its 4x4 regions is below this.")
+    var corruptBelow: Double = 0.9
+
+    @Option(help: "With --reference: exit 3 when more than this many frames were corrupt.")
+    var maxCorrupt: Int?
+
     func validate() throws {
         guard Probe.Transport(rawValue: transport) != nil else {
             throw ValidationError("--transport must be tcp or udp, got '\(transport)'")
@@ -59,6 +72,9 @@ struct ProbeCommand: ParsableCommand {
         guard timeout > 0 && timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
         if let maxLatencyMs, !(maxLatencyMs >= 0) { throw ValidationError("--max-latency-ms must be 0 or more") }
         if let maxDrops, maxDrops < 0 { throw ValidationError("--max-drops must be 0 or more") }
+        guard corruptBelow > 0 && corruptBelow <= 1 else { throw ValidationError("--corrupt-below must be in (0, 1]") }
+        if let maxCorrupt, maxCorrupt < 0 { throw ValidationError("--max-corrupt must be 0 or more") }
+        if maxCorrupt != nil && reference == nil { throw ValidationError("--max-corrupt needs --reference SCENE") }
         if let report {
             let dir = URL(fileURLWithPath: report).deletingLastPathComponent().path
             guard FileManager.default.isWritableFile(atPath: dir) else {
@@ -68,10 +84,17 @@ struct ProbeCommand: ParsableCommand {
     }
 
     func run() throws {
+        var picture: ReferencePicture?
+        if let reference {
+            do {
+                let scene = reference == "demo" ? DemoScene.load() : try SceneLoader.load(path: reference)
+                picture = ReferencePicture(scene: scene)
+            } catch { throw UserError("--reference: \(error)") }
+        }
         let probe: Probe
         do {
             probe = try Probe(url: url, transport: Probe.Transport(rawValue: transport)!, jitterBufferMs: jitterBufferMs,
-                              warmupMs: warmup * 1000)
+                              warmupMs: warmup * 1000, reference: picture, corruptBelow: corruptBelow)
             try probe.start()
         } catch { throw UserError("cannot probe \(url): \(error)") }
         let interrupted = SignalFlag(SIGINT, SIGTERM)
@@ -102,9 +125,13 @@ struct ProbeCommand: ParsableCommand {
         probe.stop()
         if let failure, total.frames == 0 { throw UserError("cannot probe \(url): \(failure)") }
         if let failure { printWarning("the stream ended with an error: \(failure)") }
-        let failures = ProbeReport.failures(total, live: probe.isLive, maxLatencyMs: maxLatencyMs, maxDrops: maxDrops)
+        let fidelity = probe.fidelity.map {
+            ProbeReport.Fidelity(scene: reference ?? "", total: $0.total, seconds: $0.seconds, errors: $0.errors)
+        }
+        let failures = ProbeReport.failures(total, live: probe.isLive, maxLatencyMs: maxLatencyMs, maxDrops: maxDrops,
+                                            fidelity: fidelity?.total, maxCorrupt: maxCorrupt)
         let result = ProbeReport(url: url, transport: url.lowercased().hasPrefix("rtsp") ? transport : nil,
-                                 live: probe.isLive, total: total, seconds: seconds, failures: failures)
+                                 live: probe.isLive, total: total, seconds: seconds, fidelity: fidelity, failures: failures)
         if let report {
             do { try Data(result.json().utf8).write(to: URL(fileURLWithPath: report)) } catch {
                 throw UserError("cannot write the report to \(report): \(error.localizedDescription)")

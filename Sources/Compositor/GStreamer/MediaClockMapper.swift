@@ -51,12 +51,17 @@ final class MediaClockMapper: @unchecked Sendable {
         guard nowRunning >= 0 else { return nil }
         let dts = cgst_buffer_dts(buffer) == none ? pts : cgst_buffer_dts(buffer)
         var shift = Int64(base) - mediaBase
-        // Never later than now (a sink that syncs would wait), never before the media's time began (its first
-        // frames were drawn before it started), and one step past the last buffer at least.
+        // Never later than now (a sink that syncs would wait), never before the media's time began (frames drawn
+        // while it was starting wait in appsrc and leave together), and at least one frame duration past the last
+        // buffer: the frames queued at the start are spaced out instead of sharing one timestamp (an RTP client
+        // sees equal timestamps as one frame, ffmpeg as non-monotonic DTS). The first rule gives way to the last.
         var mappedDTS = Int64(dts) + shift
         if mappedDTS > nowRunning { shift -= mappedDTS - nowRunning; mappedDTS = nowRunning }
         var floor: Int64 = 0
-        if let last { floor = Int64(last) + 1 }
+        if let last {
+            let duration = buffer.pointee.duration
+            floor = Int64(last) + (duration == none || duration == 0 ? 1_000_000 : Int64(duration))
+        }
         if mappedDTS < floor { shift += floor - mappedDTS; mappedDTS = floor }
         last = GstClockTime(mappedDTS)
         let writable = cgst_buffer_make_writable(buffer)!

@@ -28,13 +28,18 @@ public final class Probe: @unchecked Sendable {
     private let endCondition = NSCondition()
     private var endedAt: Double?
     private let now: @Sendable () -> Double
+    /// Compares each readable frame with the picture the scene draws for it (`probe --reference`).
+    private let comparer: ReferenceComparer?
 
     deinit { if let infoCaps { gst_caps_unref(infoCaps) } }
 
     /// `now`: wall clock in milliseconds since 1970 (injected for tests of the bookkeeping).
     /// `keepSeconds`: finished seconds kept for `snapshot()` (a soak needs only the last few).
+    /// `reference`: the source's scene, to compare every decoded picture with; frames whose SSIM falls below
+    /// `corruptBelow` are counted as corrupt.
     public init(url: String, transport: Transport = .tcp, jitterBufferMs: Int = 0, warmupMs: Double = 1000,
-                keepSeconds: Int = 86_400, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 * 1000 }) throws {
+                keepSeconds: Int = 86_400, reference: ReferencePicture? = nil, corruptBelow: Double = 0.9,
+                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 * 1000 }) throws {
         self.url = url
         self.now = now
         let (text, live) = try Self.launch(for: url, transport: transport, jitterBufferMs: jitterBufferMs)
@@ -42,6 +47,7 @@ public final class Probe: @unchecked Sendable {
         isLive = live
         stats = ProbeStats(measuresLatency: live, warmupMs: warmupMs, keepSeconds: keepSeconds)
         pipeline = try Pipeline(name: "probe", launch: text)
+        comparer = reference.map { ReferenceComparer(reference: $0, corruptBelow: corruptBelow, waitForSlot: !live) }
     }
 
     /// The pipeline text for a URL or a path.
@@ -118,7 +124,20 @@ public final class Probe: @unchecked Sendable {
         let stride = Int(cgst_video_frame_plane_stride(&frame, 0))
         let data = UnsafeRawBufferPointer(start: cgst_video_frame_plane(&frame, 0), count: stride * height)
         let reading = TimecodeCodec.read(luma: data, width: width, height: height, stride: stride)
-        lock.withLock { stats.frame(arrivalMs: arrival, width: width, height: height, reading: reading) }
+        let second = lock.withLock { () -> Int in
+            stats.frame(arrivalMs: arrival, width: width, height: height, reading: reading)
+            return stats.secondIndex(ofArrival: arrival)
+        }
+        if let comparer, let reading {
+            comparer.offer(reading: reading, width: width, height: height, second: second) { plane in
+                for y in 0..<height { memcpy(plane.baseAddress! + y * width, data.baseAddress! + y * stride, width) }
+            }
+        }
+    }
+
+    /// How close the decoded pictures came to the reference (nil without `reference`). Complete after `stop()`.
+    public var fidelity: (total: FidelityStats.Total, seconds: [FidelityStats.Second], errors: [String])? {
+        comparer?.figures
     }
 
     private func end(_ error: GstError?) {
@@ -167,6 +186,7 @@ public final class Probe: @unchecked Sendable {
     /// Tears the pipeline down (no EOS to drain: nothing is written).
     public func stop() {
         _ = pipeline.stop(drain: false, timeout: 2)
+        comparer?.finish()
         end(nil)
     }
 }

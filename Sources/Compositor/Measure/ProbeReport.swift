@@ -9,17 +9,33 @@ public struct ProbeReport: Codable, Sendable {
     public var timecode: Bool
     public var total: ProbeStats.Total
     public var seconds: [ProbeStats.Second]
+    /// Picture fidelity against the source's scene (`--reference`), with its own per-second figures.
+    public var fidelity: Fidelity?
     /// Thresholds crossed (empty when none were given or all held).
     public var failures: [String]
 
+    public struct Fidelity: Codable, Sendable {
+        public var scene: String
+        public var total: FidelityStats.Total
+        public var seconds: [FidelityStats.Second]
+        public var errors: [String]
+        public init(scene: String, total: FidelityStats.Total, seconds: [FidelityStats.Second], errors: [String]) {
+            self.scene = scene
+            self.total = total
+            self.seconds = seconds
+            self.errors = errors
+        }
+    }
+
     public init(url: String, transport: String?, live: Bool, total: ProbeStats.Total, seconds: [ProbeStats.Second],
-                failures: [String] = []) {
+                fidelity: Fidelity? = nil, failures: [String] = []) {
         self.url = url
         self.transport = transport
         self.live = live
         timecode = total.readable > 0
         self.total = total
         self.seconds = seconds
+        self.fidelity = fidelity
         self.failures = failures
     }
 
@@ -51,13 +67,35 @@ public struct ProbeReport: Codable, Sendable {
         }
         lines.append("decode errors \(t.decodeErrors), sizes \(t.sizes.joined(separator: ", ")) "
                      + "(\(t.resolutionChanges) changes)")
+        if let f = fidelity?.total {
+            lines.append("picture vs \(fidelity!.scene): " + String(format: "%d frames compared (%d skipped while busy), "
+                                + "SSIM mean %.4f min %.4f, PSNR mean %.1f min %.1f dB, corrupt (a region's SSIM < %.2f) %d",
+                                f.compared, f.skipped, f.ssimMean, f.ssimMin, f.psnrMean, f.psnrMin,
+                                f.corruptBelow, f.corrupt))
+            for w in f.worst.prefix(3) where w.worstRegionSSIM < f.corruptBelow {
+                let region = w.worstRegion.map(String.init).joined(separator: ",")
+                lines.append("  frame \(w.frame): " + String(format: "SSIM %.4f, PSNR %.1f dB, ", w.ssim, w.psnr)
+                             + "worst region x,y,w,h \(region) " + String(format: "(SSIM %.4f)", w.worstRegionSSIM))
+            }
+            lines += fidelity!.errors.map { "reference: \($0)" }
+        } else if fidelity != nil {
+            lines.append("picture: no frame compared (no readable timecode strip)")
+        }
         lines += failures.map { "FAILED: \($0)" }
         return lines.joined(separator: "\n")
     }
 
     /// Checks the thresholds; each crossed one is named.
-    public static func failures(_ t: ProbeStats.Total, live: Bool, maxLatencyMs: Double?, maxDrops: Int?) -> [String] {
+    public static func failures(_ t: ProbeStats.Total, live: Bool, maxLatencyMs: Double?, maxDrops: Int?,
+                                fidelity: FidelityStats.Total? = nil, maxCorrupt: Int? = nil) -> [String] {
         var out: [String] = []
+        if let maxCorrupt, let fidelity {
+            if fidelity.compared == 0 { out.append("no frame compared with the reference with --max-corrupt set") }
+            else if fidelity.corrupt > maxCorrupt {
+                out.append(String(format: "%d corrupt frames (a region's SSIM < %.2f) > --max-corrupt %d", fidelity.corrupt,
+                                  fidelity.corruptBelow, maxCorrupt))
+            }
+        }
         if let maxLatencyMs {
             if let p99 = t.latencyMs?.p99 {
                 if p99 > maxLatencyMs { out.append(String(format: "latency p99 %.1f ms > --max-latency-ms %g", p99, maxLatencyMs)) }

@@ -124,6 +124,12 @@ public struct ProbeStats: Sendable {
         }
     }
 
+    /// The second (since the first frame) a frame decoded at `ms` falls in.
+    public func secondIndex(ofArrival ms: Double) -> Int {
+        guard let start else { return 0 }
+        return max(0, Int((ms - start) / 1000))
+    }
+
     public mutating func decodeError() { total.decodeErrors += 1 }
 
     /// Closes every second that ended before `nowMs` (call once a second even when no frames come, so a

@@ -20,6 +20,8 @@ public final class RTSPOutput: @unchecked Sendable {
     private let lock = NSLock()
     private var feeds: [RTSPServer.MediaID: Feed] = [:]
     private var retiredDrops: UInt64 = 0
+    /// When a media last became ready (uptime ns), until the first viewer plays it.
+    private var readyAt: UInt64?
     private var _delivered: UInt64 = 0
     private var _bytes: UInt64 = 0
     /// The live encoder; set by the session.
@@ -35,7 +37,10 @@ public final class RTSPOutput: @unchecked Sendable {
         server.onMediaReady = { [weak self] media, input in
             guard let self else { return }
             MediaClockMapper(frameClockBase: { [weak self] in self?.frameClockBase?() }).attach(to: input.element)
-            self.lock.withLock { self.feeds[media] = Feed(input: input) }
+            self.lock.withLock {
+                self.feeds[media] = Feed(input: input)
+                self.readyAt = DispatchTime.now().uptimeNanoseconds
+            }
             self.source?.requestKeyFrame()
         }
         server.onMediaGone = { [weak self] media in
@@ -46,7 +51,17 @@ public final class RTSPOutput: @unchecked Sendable {
                 gone.gate.reset()
             }
         }
-        server.onPlay = { [weak self] in self?.source?.requestKeyFrame() }
+        server.onPlay = { [weak self] in
+            guard let self else { return }
+            // A media that just became ready starts with the key frame asked for then; a second one a frame
+            // later would be starved of bits (x264 spends two frames' budget on key frames) and the first thing
+            // the viewer sees would be blurred. Later viewers of a playing media get a key frame of their own.
+            let fresh = self.lock.withLock { () -> Bool in
+                defer { self.readyAt = nil }
+                return self.readyAt.map { DispatchTime.now().uptimeNanoseconds - $0 < 2_000_000_000 } ?? false
+            }
+            if !fresh { self.source?.requestKeyFrame() }
+        }
     }
 
     public func start() throws { try server.start() }

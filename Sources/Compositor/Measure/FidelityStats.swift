@@ -1,0 +1,89 @@
+import Foundation
+
+/// How close the decoded pictures came to the pictures the source drew, frame by frame, turned into
+/// per-second and whole-run figures. Pure bookkeeping, like `ProbeStats`: the caller compares and says which
+/// second each frame fell in.
+///
+/// A frame is *corrupt* when the SSIM of its worst region (one of 4x4) falls below `corruptBelow`: encoding at an
+/// ordinary bitrate keeps every region of text and flat scenes near 0.98–1.0; a picture split in two, a smeared
+/// or concealed slice, or content from the wrong frame falls far below, even when the rest of the picture is
+/// right.
+public struct FidelityStats: Sendable {
+    public struct Frame: Codable, Sendable, Equatable {
+        public var frame: UInt64
+        public var ssim: Double
+        public var psnr: Double
+        /// x, y, width, height of the worst region of the picture, and its SSIM.
+        public var worstRegion: [Int]
+        public var worstRegionSSIM: Double
+    }
+
+    public struct Second: Codable, Sendable, Equatable {
+        public var second: Int
+        public var compared = 0
+        public var corrupt = 0
+        public var ssimMean = 0.0
+        public var ssimMin = 1.0
+        public var psnrMin = 100.0
+    }
+
+    public struct Total: Codable, Sendable, Equatable {
+        /// Frames compared with the reference, and frames left out because the comparer was still busy with
+        /// an earlier one (the probe keeps up with the stream; it compares as many frames as it can).
+        public var compared = 0
+        public var skipped = 0
+        public var corrupt = 0
+        public var corruptBelow: Double
+        public var ssimMean = 0.0
+        public var ssimMin = 1.0
+        public var psnrMean = 0.0
+        public var psnrMin = 100.0
+        /// The frames with the worst regions, worst first.
+        public var worst: [Frame] = []
+    }
+
+    public private(set) var total: Total
+    public private(set) var seconds: [Second] = []
+    public let keepWorst: Int
+    private var ssimSum = 0.0
+    private var psnrSum = 0.0
+    private var secondSums: [Int: Double] = [:]
+
+    public init(corruptBelow: Double = 0.9, keepWorst: Int = 5) {
+        total = Total(corruptBelow: corruptBelow)
+        self.keepWorst = keepWorst
+    }
+
+    public mutating func skipped() { total.skipped += 1 }
+
+    /// One compared frame, decoded during `second` (seconds since the probe's first frame).
+    public mutating func record(second: Int, frame: UInt64, _ s: Similarity) {
+        let isCorrupt = s.worstRegionSSIM < total.corruptBelow
+        total.compared += 1
+        if isCorrupt { total.corrupt += 1 }
+        ssimSum += s.ssim
+        psnrSum += s.psnr
+        total.ssimMean = ssimSum / Double(total.compared)
+        total.psnrMean = psnrSum / Double(total.compared)
+        total.ssimMin = min(total.ssimMin, s.ssim)
+        total.psnrMin = min(total.psnrMin, s.psnr)
+        let entry = Frame(frame: frame, ssim: s.ssim, psnr: s.psnr, worstRegion: s.worstRegion,
+                          worstRegionSSIM: s.worstRegionSSIM)
+        if total.worst.count < keepWorst || s.worstRegionSSIM < total.worst.last!.worstRegionSSIM {
+            total.worst.append(entry)
+            total.worst.sort { $0.worstRegionSSIM < $1.worstRegionSSIM }
+            if total.worst.count > keepWorst { total.worst.removeLast() }
+        }
+        // Frames are compared in order, so a second only ever gains frames at the end of the list.
+        if seconds.last?.second != second { seconds.append(Second(second: second)) }
+        var sec = seconds[seconds.count - 1]
+        sec.compared += 1
+        if isCorrupt { sec.corrupt += 1 }
+        secondSums[second, default: 0] += s.ssim
+        sec.ssimMean = secondSums[second]! / Double(sec.compared)
+        sec.ssimMin = min(sec.ssimMin, s.ssim)
+        sec.psnrMin = min(sec.psnrMin, s.psnr)
+        seconds[seconds.count - 1] = sec
+        if secondSums.count > 4 { secondSums = secondSums.filter { $0.key >= second - 1 } }
+    }
+}

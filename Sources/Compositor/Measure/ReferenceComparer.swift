@@ -1,0 +1,88 @@
+import Foundation
+
+/// Compares decoded frames with their reference pictures on a thread of its own, one frame at a time.
+///
+/// Live streams must not wait for it: while it is busy, newer frames are counted as skipped rather than
+/// queued (one slot, never a growing queue). A file has no clock to keep up with, so `offer` waits for the slot
+/// and every frame is compared.
+public final class ReferenceComparer: @unchecked Sendable {
+    private struct Job {
+        var luma: [UInt8]
+        var width: Int
+        var height: Int
+        var reading: TimecodeCodec.Reading
+        var second: Int
+    }
+
+    private let reference: ReferencePicture
+    private let waitForSlot: Bool
+    private let cond = NSCondition()
+    private var slot: Job?
+    private var busy = false
+    private var stopped = false
+    private var stats: FidelityStats
+    private var errors: [String] = []
+
+    public init(reference: ReferencePicture, corruptBelow: Double, waitForSlot: Bool) {
+        self.reference = reference
+        self.waitForSlot = waitForSlot
+        stats = FidelityStats(corruptBelow: corruptBelow)
+        let t = Thread { [self] in run() }
+        t.name = "probe-reference"
+        t.start()
+    }
+
+    /// Offers a decoded frame; `copy` fills a `width*height` luma plane and is called only when the frame will
+    /// be compared.
+    public func offer(reading: TimecodeCodec.Reading, width: Int, height: Int, second: Int,
+                      copy: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+        cond.lock()
+        defer { cond.unlock() }
+        if waitForSlot { while (slot != nil || busy) && !stopped { cond.wait() } }
+        guard !stopped else { return }
+        guard slot == nil && !busy else {
+            stats.skipped()
+            return
+        }
+        var plane = [UInt8](repeating: 0, count: width * height)
+        plane.withUnsafeMutableBufferPointer { copy($0) }
+        slot = Job(luma: plane, width: width, height: height, reading: reading, second: second)
+        cond.broadcast()
+    }
+
+    private func run() {
+        while true {
+            cond.lock()
+            while slot == nil && !stopped { cond.wait() }
+            guard !stopped, let job = slot else { cond.unlock(); return }
+            slot = nil
+            busy = true
+            cond.unlock()
+            let result: Result<Similarity, Error> = Result {
+                let ref = try reference.luma(for: job.reading, width: job.width, height: job.height)
+                return Similarity.compare(job.luma, ref, width: job.width, height: job.height)
+            }
+            cond.lock()
+            switch result {
+            case .success(let s): stats.record(second: job.second, frame: job.reading.frame, s)
+            case .failure(let e): if errors.count < 5 { errors.append("frame \(job.reading.frame): \(e)") }
+            }
+            busy = false
+            cond.broadcast()
+            cond.unlock()
+        }
+    }
+
+    /// Waits for the frame in hand (a file's last frame), then stops the thread.
+    public func finish() {
+        cond.lock()
+        while (slot != nil || busy) && !stopped { cond.wait() }
+        stopped = true
+        cond.broadcast()
+        cond.unlock()
+    }
+
+    public var figures: (total: FidelityStats.Total, seconds: [FidelityStats.Second], errors: [String]) {
+        cond.withLock { (stats.total, stats.seconds, errors) }
+    }
+}
