@@ -122,3 +122,25 @@ import Testing
         #expect(SoakPlot.escape("<a & \"b\">") == "&lt;a &amp; &quot;b&quot;&gt;")
     }
 }
+
+@Suite struct FidelityStatsTests {
+    func frame(_ ssim: Double, region: Double? = nil, psnr: Double = 40) -> Similarity {
+        Similarity(psnr: psnr, ssim: ssim, worstRegion: [0, 0, 10, 10], worstRegionSSIM: region ?? ssim)
+    }
+
+    @Test func aFrameIsCorruptWhenItsWorstRegionIsAndTheWorstComeFirst() {
+        var f = FidelityStats(corruptBelow: 0.9, keepWorst: 2)
+        f.record(second: 0, frame: 1, frame(0.99))
+        // Whole picture fine on average, one region wrong: corrupt.
+        f.record(second: 0, frame: 2, frame(0.97, region: 0.6, psnr: 25))
+        f.record(second: 1, frame: 3, frame(0.95, region: 0.85))
+        f.record(second: 1, frame: 4, frame(0.98))
+        f.skipped()
+        #expect(f.total.compared == 4 && f.total.skipped == 1 && f.total.corrupt == 2)
+        #expect(f.total.worst.map(\.frame) == [2, 3])
+        #expect(abs(f.total.ssimMean - 0.9725) < 1e-9 && f.total.ssimMin == 0.95 && f.total.psnrMin == 25)
+        #expect(f.seconds.map(\.second) == [0, 1] && f.seconds.map(\.corrupt) == [1, 1])
+        #expect(abs(f.seconds[1].ssimMean - 0.965) < 1e-9)
+        #expect(abs((f.total.ssimP50 ?? 0) - 0.97) < 0.0002 && abs((f.total.ssimP1 ?? 0) - 0.95) < 0.0002)
+    }
+}

@@ -38,6 +38,11 @@ public struct FidelityStats: Sendable {
         public var ssimMin = 1.0
         public var psnrMean = 0.0
         public var psnrMin = 100.0
+        /// Percentiles over the compared frames (1 % of frames were at or below p1), to 0.0001 SSIM and 0.1 dB.
+        public var ssimP1: Double?
+        public var ssimP50: Double?
+        public var psnrP1: Double?
+        public var psnrP50: Double?
         /// The frames with the worst regions, worst first.
         public var worst: [Frame] = []
     }
@@ -48,6 +53,9 @@ public struct FidelityStats: Sendable {
     private var ssimSum = 0.0
     private var psnrSum = 0.0
     private var secondSums: [Int: Double] = [:]
+    /// SSIM × 1000 and PSNR in dB, in the latency histogram's 0.1 bins: bounded memory for a run of any length.
+    private var ssimHistogram = LatencyHistogram()
+    private var psnrHistogram = LatencyHistogram()
 
     public init(corruptBelow: Double = 0.9, keepWorst: Int = 5) {
         total = Total(corruptBelow: corruptBelow)
@@ -67,6 +75,12 @@ public struct FidelityStats: Sendable {
         total.psnrMean = psnrSum / Double(total.compared)
         total.ssimMin = min(total.ssimMin, s.ssim)
         total.psnrMin = min(total.psnrMin, s.psnr)
+        ssimHistogram.add(s.ssim * 1000)
+        psnrHistogram.add(s.psnr)
+        total.ssimP1 = ssimHistogram.percentile(0.01).map { $0 / 1000 }
+        total.ssimP50 = ssimHistogram.percentile(0.5).map { $0 / 1000 }
+        total.psnrP1 = psnrHistogram.percentile(0.01)
+        total.psnrP50 = psnrHistogram.percentile(0.5)
         let entry = Frame(frame: frame, ssim: s.ssim, psnr: s.psnr, worstRegion: s.worstRegion,
                           worstRegionSSIM: s.worstRegionSSIM)
         if total.worst.count < keepWorst || s.worstRegionSSIM < total.worst.last!.worstRegionSSIM {

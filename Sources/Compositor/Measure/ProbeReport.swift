@@ -69,8 +69,10 @@ public struct ProbeReport: Codable, Sendable {
                      + "(\(t.resolutionChanges) changes)")
         if let f = fidelity?.total {
             lines.append("picture vs \(fidelity!.scene): " + String(format: "%d frames compared (%d skipped while busy), "
-                                + "SSIM mean %.4f min %.4f, PSNR mean %.1f min %.1f dB, corrupt (a region's SSIM < %.2f) %d",
-                                f.compared, f.skipped, f.ssimMean, f.ssimMin, f.psnrMean, f.psnrMin,
+                                + "SSIM p1 %.4f p50 %.4f min %.4f, PSNR p1 %.1f p50 %.1f min %.1f dB, "
+                                + "corrupt (a region's SSIM < %.2f) %d",
+                                f.compared, f.skipped, f.ssimP1 ?? 0, f.ssimP50 ?? 0, f.ssimMin, f.psnrP1 ?? 0,
+                                f.psnrP50 ?? 0, f.psnrMin,
                                 f.corruptBelow, f.corrupt))
             for w in f.worst.prefix(3) where w.worstRegionSSIM < f.corruptBelow {
                 let region = w.worstRegion.map(String.init).joined(separator: ",")
