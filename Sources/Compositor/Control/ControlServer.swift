@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// The HTTP/JSON control API of a running session (Hummingbird). Loopback by default; any other address
 /// needs a bearer token. Every refusal is a 4xx with `{"error": {"message": …}}` naming the problem, and no
@@ -13,6 +14,7 @@ public final class ControlServer: @unchecked Sendable {
     public let token: String?
     public private(set) var boundPort = 0
     private var task: Task<Void, Never>?
+    private var group: ServiceGroup?
 
     /// Bodies larger than this are refused (413).
     public static let maxBody = 1 << 20
@@ -43,6 +45,11 @@ public final class ControlServer: @unchecked Sendable {
         let ready = DispatchSemaphore(value: 0)
         final class Outcome: @unchecked Sendable { var port = 0; var error: (any Error)? }
         let outcome = Outcome()
+        let logger = {
+            var l = Logger(label: "pipcompose.control")
+            l.logLevel = .warning
+            return l
+        }()
         let app = Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(host, port: port), serverName: "pipcompose"),
@@ -50,14 +57,15 @@ public final class ControlServer: @unchecked Sendable {
                 outcome.port = channel.localAddress?.port ?? 0
                 ready.signal()
             },
-            logger: {
-                var l = Logger(label: "pipcompose.control")
-                l.logLevel = .warning
-                return l
-            }()
+            logger: logger
         )
+        // Run in a service group of our own, so `stop` can shut the server down gracefully (close the listener,
+        // let requests in flight finish) instead of cancelling it mid-flight.
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [],
+                                                      cancellationSignals: [], logger: logger))
+        self.group = group
         task = Task {
-            do { try await app.runService(gracefulShutdownSignals: []) } catch {
+            do { try await group.run() } catch {
                 outcome.error = error
                 ready.signal()
             }
@@ -74,10 +82,19 @@ public final class ControlServer: @unchecked Sendable {
 
     public var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(boundPort)" }
 
+    /// Ends the event streams, then shuts the server down gracefully; cancels it if that takes over 3 s.
     public func stop() {
         session.events.finish()
-        task?.cancel()
-        task = nil
+        guard let task, let group else { return }
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await group.triggerGracefulShutdown()
+            await task.value
+            done.signal()
+        }
+        if done.wait(timeout: .now() + 3) == .timedOut { task.cancel() }
+        self.task = nil
+        self.group = nil
     }
 
     // MARK: - Routes

@@ -127,7 +127,9 @@ public final class LiveSession: @unchecked Sendable {
         try rtsp?.start()
         let loop = try FrameLoop(renderer: renderer, fps: options.fps, duration: options.duration, playback: playback,
                                  encoders: { [weak self] in self?.allEncoders() ?? [] },
-                                 willResize: { [weak self] size, caps in self?.willResize(to: size, rawCaps: caps) },
+                                 willResize: { [weak self] size, caps, time in
+                                     self?.willResize(to: size, rawCaps: caps, at: time)
+                                 },
                                  log: log)
         self.loop = loop
         let events = self.events
@@ -147,12 +149,11 @@ public final class LiveSession: @unchecked Sendable {
         do {
             for out in chains {
                 if case .record(_, let format, _) = out.spec, format.fixedSize { out.fileSize = renderer.size }
-                out.source = live
+                out.feed(from: live)
                 try out.startOrRetry()
-                live.subscribe(out) { [weak out] b, c in out?.deliver(b, c) }
             }
         } catch {
-            for out in chains { live.unsubscribe(out); out.finish(timeout: 2) }
+            for out in chains { out.finish(timeout: 2) }
             live.finish(timeout: 2)
             rtsp?.stop()
             throw error
@@ -185,12 +186,14 @@ public final class LiveSession: @unchecked Sendable {
                                          "latencyMs": String(format: "%.1f", ms)])
     }
 
-    /// On the loop thread, before the first frame of `size`: fixed-size files switch to an encoder of their
-    /// own size (fit) or end and start a new numbered file (split).
-    private func willResize(to size: PixelSize, rawCaps: String) {
+    /// On the loop thread, before the first frame of `size`, stamped `time`: fixed-size files switch to an
+    /// encoder of their own size (fit) or end and start a new numbered file (split), at that frame exactly.
+    private func willResize(to size: PixelSize, rawCaps: String, at time: GstClockTime) {
         guard let live = lock.withLock({ liveEncoder }) else { return }
+        // The live encoder starts over at the new size: its frame at `time` is a key frame.
+        live.requestKeyFrame(at: time)
         var stillUsed = Set<PixelSize>()
-        for out in chains where out.state == .running || out.state == .starting {
+        for out in lock.withLock({ chains }) where (out.state == .running || out.state == .starting) && !out.isEnding {
             guard case .record(let path, let format, let policy) = out.spec, format.fixedSize,
                   let fileSize = out.fileSize else { continue }
             switch policy {
@@ -204,25 +207,26 @@ public final class LiveSession: @unchecked Sendable {
                 } else {
                     do {
                         let e = try makeEncoder(fixed: fileSize, rawCaps: rawCaps)
+                        // Once stopped and drained, outputs waiting for its last frame move on at once.
+                        e.onDrained = { [weak self, weak e] in
+                            guard let self, let e else { return }
+                            for out in self.lock.withLock({ self.chains }) { out.sourceEnded(e) }
+                        }
                         lock.withLock { fixedEncoders[fileSize] = e }
                         target = e
                         stillUsed.insert(fileSize)
                     } catch {
                         log("\(out.id): cannot letterbox into \(fileSize): \(error); the file ends here")
-                        live.unsubscribe(out)
-                        DispatchQueue.global().async { out.finish() }
+                        out.end(at: time)
                         continue
                     }
                 }
                 if out.source !== target {
-                    out.source?.unsubscribe(out)
-                    out.resync()
-                    out.source = target
-                    target.subscribe(out) { [weak out] b, c in out?.deliver(b, c) }
+                    target.requestKeyFrame(at: time)
+                    out.switchSource(to: target, at: time)
                 }
             case .split:
-                out.source?.unsubscribe(out)
-                DispatchQueue.global().async { out.finish() }
+                out.end(at: time)
                 let n = lock.withLock { () -> Int in
                     splitCounters[path, default: 1] += 1
                     return splitCounters[path]!
@@ -232,9 +236,8 @@ public final class LiveSession: @unchecked Sendable {
                 do {
                     let fresh = try makeChain(out.spec, index: 0, path: next)
                     fresh.fileSize = size
-                    fresh.source = live
+                    fresh.feed(from: live, startingAt: time)
                     try fresh.start()
-                    live.subscribe(fresh) { [weak fresh] b, c in fresh?.deliver(b, c) }
                     lock.withLock { chains.append(fresh) }
                     log("\(out.id): size is now \(size); continuing in \(next)")
                 } catch {
@@ -242,7 +245,8 @@ public final class LiveSession: @unchecked Sendable {
                 }
             }
         }
-        // Encoders nobody listens to any more are drained and stopped.
+        // Encoders nobody listens to any more are drained and stopped; outputs waiting for their last frames
+        // then move on.
         let idle = lock.withLock { () -> [Encoder] in
             let gone = fixedEncoders.filter { !stillUsed.contains($0.key) }
             for k in gone.keys { fixedEncoders.removeValue(forKey: k) }
@@ -251,7 +255,9 @@ public final class LiveSession: @unchecked Sendable {
         for e in idle {
             DispatchQueue.global().async { [weak self] in
                 e.finish(timeout: 2)
-                self?.lock.withLock { self?.retiredEncoderDrops += e.droppedFrames + e.delayDropped }
+                guard let self else { return }
+                self.lock.withLock { self.retiredEncoderDrops += e.droppedFrames + e.delayDropped }
+                for out in self.lock.withLock({ self.chains }) { out.sourceEnded(e) }
             }
         }
         log("resized to \(size)")
@@ -276,14 +282,14 @@ public final class LiveSession: @unchecked Sendable {
         }
         events.publish("willStart", ["output": out.id])
         if case .record(_, let format, _) = spec, format.fixedSize { out.fileSize = renderer.size }
-        out.source = live
+        out.feed(from: live)
         do {
             try out.startOrRetry()
         } catch {
+            out.finish(timeout: 1)
             events.publish("failedToStart", ["output": out.id, "reason": "\(error)"])
             throw .unprocessable("cannot start \(out.id): \(error)")
         }
-        live.subscribe(out) { [weak out] b, c in out?.deliver(b, c) }
         lock.withLock { chains.append(out) }
         events.publish("didStart", ["output": out.id])
         return out.id
@@ -296,7 +302,6 @@ public final class LiveSession: @unchecked Sendable {
             throw .notFound("no running output '\(id)'; running: \(ids.isEmpty ? "none" : ids.joined(separator: ", "))")
         }
         events.publish("willStop", ["output": id])
-        out.source?.unsubscribe(out)
         let ok = out.finish()
         events.publish("didStop", ["output": id, "finalized": ok ? "true" : "false"])
     }
@@ -319,6 +324,8 @@ public final class LiveSession: @unchecked Sendable {
             retiredEncoderDrops += encoders.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped }
         }
         let outs = lock.withLock { chains }
+        // Every encoder is drained: frames an output held for a switch that will not complete go out now.
+        for out in outs { for e in encoders { out.sourceEnded(e) } }
         for out in outs {
             // Files must be finalized; a push only says goodbye to its server, which may be slow or gone.
             if case .push = out.spec {

@@ -56,4 +56,9 @@ public final class AppSink: @unchecked Sendable {
         let event = gst_video_event_new_upstream_force_key_unit(cgst_clock_time_none(), 1, 0)
         gst_element_send_event(element, event)
     }
+
+    /// Asks for a key frame at the first frame whose running time is `runningTime` or later.
+    public func requestKeyFrame(at runningTime: GstClockTime) {
+        gst_element_send_event(element, gst_video_event_new_upstream_force_key_unit(runningTime, 1, 0))
+    }
 }

@@ -65,6 +65,35 @@ public final class AppSource: @unchecked Sendable {
         return r
     }
 
+    /// Pushes a buffer (takes its reference), first waiting until the queue has room or `deadline` passes
+    /// (then the oldest queued buffer is dropped and counted, as `push` does). Needs `watchRoom()` first.
+    @discardableResult
+    public func push(_ buffer: UnsafeMutablePointer<GstBuffer>, waitingUntil deadline: Date) -> GstFlowReturn {
+        room.lock()
+        while queued >= maxBuffers && room.wait(until: deadline) {}
+        room.unlock()
+        return push(buffer)
+    }
+
+    private let room = NSCondition()
+    private var watching = false
+
+    /// Wakes `push(_:waitingUntil:)` whenever a buffer leaves the queue (a probe on appsrc's source pad).
+    public func watchRoom() {
+        guard !lock.withLock({ defer { watching = true }; return watching }) else { return }
+        guard let pad = gst_element_get_static_pad(element, "src") else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+        let probe: GstPadProbeCallback = { _, _, data in
+            let room = Unmanaged<NSCondition>.fromOpaque(data!).takeUnretainedValue()
+            room.lock()
+            room.broadcast()
+            room.unlock()
+            return GST_PAD_PROBE_OK
+        }
+        let destroy: GDestroyNotify = { data in Unmanaged<NSCondition>.fromOpaque(data!).release() }
+        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, probe, Unmanaged.passRetained(room).toOpaque(), destroy)
+    }
+
     /// No more buffers: EOS flows downstream after the queued ones.
     public func endOfStream() {
         gst_app_src_end_of_stream(appsrc)

@@ -27,8 +27,19 @@ public final class ChainOutput: @unchecked Sendable {
     private var startedAt = Date()
     private var retryTimer: DispatchWorkItem?
     private let log: @Sendable (String) -> Void
-    /// Which encoder feeds this output now (the session moves fit recordings between encoders on resize).
-    public var source: Encoder?
+    /// Which encoder feeds this output from now on (the session moves fit recordings between encoders on resize).
+    public private(set) var source: Encoder?
+    /// Which encoder each frame is taken from, by frame time: frame-exact moves between encoders and cuts.
+    private var schedule: SourceSchedule<UInt64, HeldFrame>?
+    /// Every encoder this output listens to (until it finishes).
+    private var feeders: [UInt64: WeakEncoder] = [:]
+    /// The schedule reached its end (a split part's last frame): finishing has begun.
+    private var ending = false
+    /// Frames that came without a timestamp, which no muxer takes (counted, never passed on).
+    private var _untimed: UInt64 = 0
+    /// Frames refused after a switch of encoders because the new stream did not start on a key frame, and
+    /// frames of an old encoder given up on (counted as dropped).
+    private var _lostAtSwitch: UInt64 = 0
     /// The size a fixed-size file was started with.
     public var fileSize: PixelSize?
     /// How many frames the output may queue before it drops (a recording tolerates a slow disk longer).
@@ -52,7 +63,7 @@ public final class ChainOutput: @unchecked Sendable {
     public var delivered: UInt64 { lock.withLock { _delivered } }
     public var bytes: UInt64 { lock.withLock { _bytes } }
     public var restarts: Int { lock.withLock { _restarts } }
-    public var dropped: UInt64 { lock.withLock { retiredDrops + (input?.dropped ?? 0) } }
+    public var dropped: UInt64 { lock.withLock { retiredDrops + (input?.dropped ?? 0) + _lostAtSwitch } }
     /// Drops counted by inputs already released (after a failure, a restart, or the end).
     private var retiredDrops: UInt64 = 0
     public var location: String? { values["location"] }
@@ -100,23 +111,95 @@ public final class ChainOutput: @unchecked Sendable {
         source?.requestKeyFrame()
     }
 
-    /// Called on the encoder's streaming thread with each encoded frame.
-    public func deliver(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
+    /// Takes the frames of `encoder` stamped `time` or later (0: all from now on).
+    public func feed(from encoder: Encoder, startingAt time: GstClockTime = 0) {
+        lock.withLock {
+            schedule = SourceSchedule(source: encoder.serial, from: UInt64(time), maxHeld: maxQueued)
+            source = encoder
+        }
+        listen(to: encoder, requestKeyFrame: true)
+    }
+
+    /// From the frame stamped `time` on, frames come from `next`; earlier ones still come from the encoder
+    /// before it, so the file holds every frame once and in order. `next` should make a key frame at `time`.
+    public func switchSource(to next: Encoder, at time: GstClockTime) {
+        lock.withLock {
+            source = next
+            apply(schedule?.switchTo(next.serial, at: UInt64(time)))
+        }
+        listen(to: next, requestKeyFrame: false)
+    }
+
+    /// Ends the output after its last frame before `time` (a split part): it finishes itself once the encoder
+    /// delivered that frame.
+    public func end(at time: GstClockTime) {
+        lock.withLock { apply(schedule?.switchTo(nil, at: UInt64(time))) }
+    }
+
+    /// `encoder` was stopped and drained: frames waiting for it to finish go out.
+    public func sourceEnded(_ encoder: Encoder) {
+        lock.withLock {
+            feeders.removeValue(forKey: encoder.serial)
+            apply(schedule?.ended(encoder.serial))
+        }
+    }
+
+    private func listen(to encoder: Encoder, requestKeyFrame: Bool) {
+        let id = encoder.serial
+        guard lock.withLock({ () -> Bool in
+            defer { feeders[id] = WeakEncoder(encoder: encoder) }
+            return feeders[id]?.encoder == nil
+        }) else { return }
+        encoder.subscribe(self, requestKeyFrame: requestKeyFrame) { [weak self] b, c in self?.deliver(b, c, from: id) }
+    }
+
+    /// The output has been told where it ends (`end(at:)`): it takes no new work.
+    public var isEnding: Bool { lock.withLock { ending || (schedule != nil && schedule!.latest == nil) } }
+
+    /// Frames that came without a timestamp (none should).
+    public var untimed: UInt64 { lock.withLock { _untimed } }
+
+    /// Called on an encoder's streaming thread with each encoded frame.
+    func deliver(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?,
+                 from encoder: UInt64) {
         lock.lock()
         defer { lock.unlock() }
-        guard _state == .running, let input, gate.admit(buffer) else { return }
+        guard _state == .running, schedule != nil else { return }
+        let pts = cgst_buffer_pts(buffer)
+        guard pts != cgst_clock_time_none() else {
+            _untimed += 1
+            return
+        }
+        apply(schedule!.offer(HeldFrame(buffer, caps), time: UInt64(pts), from: encoder))
+    }
+
+    /// Sends what the schedule let through, releases the rest; holds the lock.
+    private func apply(_ outcome: SourceSchedule<UInt64, HeldFrame>.Outcome?) {
+        guard let outcome else { return }
+        // Another encoder's stream begins: it starts on its own key frame.
+        if outcome.switched { gate.resync() }
+        for frame in outcome.send { send(frame) }
+        for frame in outcome.send + outcome.release { frame.release() }
+        if outcome.ended && !ending {
+            ending = true
+            DispatchQueue.global().async { [self] in finish() }
+        }
+    }
+
+    private func send(_ frame: HeldFrame) {
+        guard _state == .running, let input else { return }
+        guard gate.admit(frame.buffer) else {
+            // Waiting for a key frame: at the start that is normal; after a switch, a frame lost.
+            if _delivered > 0 { _lostAtSwitch += 1 }
+            return
+        }
         // A fixed-size file keeps its first caps: after a resize a letterboxing encoder of the same size takes
         // over, whose caps differ in fields that do not matter, and mp4mux would start a second track
         // description that ffmpeg refuses to play. Its SPS/PPS are the same, and they travel in band too.
-        gate.pass(caps, to: input, keepFirst: fileSize != nil)
-        input.push(restamper.restamp(buffer))
+        gate.pass(frame.caps, to: input, keepFirst: fileSize != nil)
+        input.push(restamper.restamp(frame.buffer))
         _delivered += 1
-        _bytes += UInt64(gst_buffer_get_size(buffer))
-    }
-
-    /// Waits for the next key frame before sending more (after switching encoders).
-    public func resync() {
-        lock.withLock { gate.resync() }
+        _bytes += UInt64(gst_buffer_get_size(frame.buffer))
     }
 
     private func handle(_ event: Pipeline.Event) {
@@ -198,6 +281,11 @@ public final class ChainOutput: @unchecked Sendable {
             _state = .stopped
             return was == .running ? (pipeline, self.input) : (pipeline, nil)
         }
+        stopListening()
+        let (lost, gaveUp, untimed) = lock.withLock { (_lostAtSwitch, schedule?.gaveUp ?? 0, _untimed) }
+        if lost + UInt64(gaveUp) + untimed > 0 {
+            log("\(id): \(lost) frames lost at encoder switches (\(gaveUp) switches gave up waiting), \(untimed) without timestamps")
+        }
         guard let p else { return true }
         var ok = true
         if let input {
@@ -213,4 +301,34 @@ public final class ChainOutput: @unchecked Sendable {
         }
         return ok
     }
+
+    /// Leaves every encoder and lets go of held frames.
+    private func stopListening() {
+        let encoders = lock.withLock { () -> [Encoder] in
+            for frame in schedule?.releaseAll() ?? [] { frame.release() }
+            defer { feeders = [:] }
+            return feeders.values.compactMap(\.encoder)
+        }
+        for e in encoders { e.unsubscribe(self) }
+    }
+}
+
+/// A reference to an encoded frame and its caps, held while an output's schedule decides about it.
+struct HeldFrame {
+    let buffer: UnsafeMutablePointer<GstBuffer>
+    let caps: UnsafeMutablePointer<GstCaps>?
+
+    init(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
+        self.buffer = gst_buffer_ref(buffer)
+        self.caps = caps.map { gst_caps_ref($0) }
+    }
+
+    func release() {
+        gst_buffer_unref(buffer)
+        if let caps { gst_caps_unref(caps) }
+    }
+}
+
+private struct WeakEncoder {
+    weak var encoder: Encoder?
 }

@@ -7,6 +7,9 @@ import Foundation
 public final class Encoder: @unchecked Sendable {
     public typealias Subscriber = (_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) -> Void
 
+    /// Unique for the life of the process (an object's address, and so its ObjectIdentifier, can come back
+    /// for a later encoder; outputs remember encoders that ended by this number).
+    public let serial = Serials.shared.next()
     /// nil for the live encoder, which follows the render size.
     public let fixedSize: PixelSize?
     public let launch: String
@@ -17,6 +20,8 @@ public final class Encoder: @unchecked Sendable {
     private var subscribers: [ObjectIdentifier: Subscriber] = [:]
     private var _encoded: UInt64 = 0
     private var lastSize: PixelSize?
+    /// Called once the last frame reached the subscribers after `finish()` began (EOS at the appsink).
+    public var onDrained: (@Sendable () -> Void)?
     /// Called on the streaming thread with the size of the first encoded frame of each new size.
     public var onNewSize: (@Sendable (PixelSize) -> Void)?
     private var _bytes: UInt64 = 0
@@ -36,11 +41,12 @@ public final class Encoder: @unchecked Sendable {
         // Raw frames: a short leaky queue (4 frames: enough for x264's start-up at 1080p), so a slow encoder
         // drops frames instead of growing memory.
         input = AppSource(takingOwnership: src, maxBuffers: 4, leaky: true)
+        input.watchRoom()
         try input.setCaps(rawCaps)
         sink = nil
         sink = AppSink(takingOwnership: appsink, onSample: { [weak self] buffer, caps, segment in
             self?.fanOut(buffer, caps, segment)
-        }, onEOS: {})
+        }, onEOS: { [weak self] in self?.drained() })
         try pipeline.play { event in
             if case .error(let e) = event { onError(e) }
         }
@@ -57,9 +63,9 @@ public final class Encoder: @unchecked Sendable {
         if let segment {
             let none = cgst_clock_time_none()
             let pts = cgst_buffer_pts(original), dts = cgst_buffer_dts(original)
-            let rpts = pts == none ? none : gst_segment_to_running_time(segment, GST_FORMAT_TIME, guint64(pts))
-            let rdts = dts == none ? rpts : gst_segment_to_running_time(segment, GST_FORMAT_TIME, guint64(dts))
-            cgst_buffer_set_pts_dts(buffer, GstClockTime(rpts), GstClockTime(rdts))
+            let rpts = Self.runningTime(pts, in: segment)
+            let rdts = dts == none ? rpts : Self.runningTime(dts, in: segment)
+            cgst_buffer_set_pts_dts(buffer, rpts, rdts == none || rdts > rpts ? rpts : rdts)
         }
         if let caps, let structure = gst_caps_get_structure(caps, 0) {
             var w: gint = 0, h: gint = 0
@@ -78,6 +84,23 @@ public final class Encoder: @unchecked Sendable {
             return delayLine
         }
         if let delay { delay.push(buffer, caps) } else { hand(buffer, caps) }
+    }
+
+    /// A timestamp's running time, also for one outside the segment (`gst_segment_to_running_time` answers NONE
+    /// there, and a frame without a timestamp fails the muxer): negative running times become 0.
+    static func runningTime(_ time: GstClockTime, in segment: UnsafeMutablePointer<GstSegment>) -> GstClockTime {
+        guard time != cgst_clock_time_none() else { return time }
+        var out: guint64 = 0
+        let sign = gst_segment_to_running_time_full(segment, GST_FORMAT_TIME, guint64(time), &out)
+        return sign > 0 ? GstClockTime(out) : 0
+    }
+
+    private func drained() {
+        if let line = lock.withLock({ delayLine }) {
+            // The delayed frames still have to come out.
+            line.drain(timeout: 2 + Double(line.delayNanoseconds) / 1e9)
+        }
+        onDrained?()
     }
 
     private func hand(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
@@ -105,9 +128,11 @@ public final class Encoder: @unchecked Sendable {
     public var droppedFrames: UInt64 { input.dropped }
     public var subscriberCount: Int { lock.withLock { subscribers.count } }
 
-    public func subscribe(_ owner: AnyObject, _ handler: @escaping Subscriber) {
+    /// Hands every encoded frame to `handler` until `unsubscribe(owner)`; a new subscriber gets a key frame soon
+    /// unless it says it has one coming (`requestKeyFrame(at:)`).
+    public func subscribe(_ owner: AnyObject, requestKeyFrame: Bool = true, _ handler: @escaping Subscriber) {
         lock.withLock { subscribers[ObjectIdentifier(owner)] = handler }
-        requestKeyFrame()
+        if requestKeyFrame { self.requestKeyFrame() }
     }
 
     public func unsubscribe(_ owner: AnyObject) {
@@ -116,11 +141,24 @@ public final class Encoder: @unchecked Sendable {
 
     public func requestKeyFrame() { sink?.requestKeyFrame() }
 
+    /// Makes the first frame stamped `runningTime` or later a key frame (where an output switches to this encoder).
+    public func requestKeyFrame(at runningTime: GstClockTime) { sink?.requestKeyFrame(at: runningTime) }
+
     deinit { delayLine?.stop() }
 
-    /// Takes a reference to a raw frame.
-    public func push(_ buffer: UnsafeMutablePointer<GstBuffer>) {
-        input.push(gst_buffer_ref(buffer))
+    final class Serials: @unchecked Sendable {
+        static let shared = Serials()
+        private let lock = NSLock()
+        private var last: UInt64 = 0
+        func next() -> UInt64 { lock.withLock { last += 1; return last } }
+    }
+
+    /// Takes a reference to a raw frame. When the encoder is behind (its queue full: starting over at a large
+    /// size, a busy machine), waits for room until `deadline`; past it, the oldest queued frame is dropped and
+    /// counted. The frame loop then counts the frames it could not draw in time as late: a recording holds
+    /// every frame that was drawn.
+    public func push(_ buffer: UnsafeMutablePointer<GstBuffer>, waitingUntil deadline: Date) {
+        input.push(gst_buffer_ref(buffer), waitingUntil: deadline)
     }
 
     public func setRawCaps(_ caps: String) throws { try input.setCaps(caps) }

@@ -23,6 +23,9 @@ public final class FrameLoop: @unchecked Sendable {
     public let clock: FrameClock
     /// How many frame intervals late the loop may fall before it skips frames instead of catching up.
     static let catchUpLimit: UInt64 = 4
+    /// How long a drawn frame waits for room before an encoder that is behind: a live encoder starting over at
+    /// 4K takes a few hundred milliseconds. Waiting longer than this, the encoder's oldest frame is dropped.
+    static let encoderWaitLimit: TimeInterval = 1
     /// Scene time under play/pause/skip.
     public let playback: Playback
     /// Work for the loop thread, run before the next frame: widget updates must not race with drawing.
@@ -46,12 +49,12 @@ public final class FrameLoop: @unchecked Sendable {
     /// The encoders to feed, read each frame.
     private let encoders: @Sendable () -> [Encoder]
     /// Called on the loop thread before the first frame of a new size goes out, with the new raw caps.
-    private let willResize: (PixelSize, String) -> Void
+    private let willResize: (PixelSize, String, GstClockTime) -> Void
     private let log: @Sendable (String) -> Void
 
     public init(renderer: Renderer, fps: Int, duration: Double?, playback: Playback,
                 encoders: @escaping @Sendable () -> [Encoder],
-                willResize: @escaping (PixelSize, String) -> Void, log: @escaping @Sendable (String) -> Void) throws {
+                willResize: @escaping (PixelSize, String, GstClockTime) -> Void, log: @escaping @Sendable (String) -> Void) throws {
         self.renderer = renderer
         self.playback = playback
         clock = FrameClock(fps: fps)
@@ -133,7 +136,7 @@ public final class FrameLoop: @unchecked Sendable {
             if let resize, resize != renderer.size {
                 do {
                     let fresh = try FrameProducer(size: resize, fps: clock.fps)
-                    willResize(resize, fresh.caps)
+                    willResize(resize, fresh.caps, GstClockTime(target))
                     renderer.resize(to: resize)
                     for e in encoders() { try e.setRawCaps(fresh.caps) }
                     lock.withLock {
@@ -170,7 +173,9 @@ public final class FrameLoop: @unchecked Sendable {
             if let dropPattern, dropPattern.drops(n) {
                 lock.withLock { _stats.injected += 1 }
             } else {
-                for e in encoders() { e.push(buffer) }
+                // An encoder that is behind makes the loop wait (bounded) rather than lose a drawn frame.
+                let deadline = Date().addingTimeInterval(Self.encoderWaitLimit)
+                for e in encoders() { e.push(buffer, waitingUntil: deadline) }
             }
             gst_buffer_unref(buffer)
             lock.withLock { _stats.frame = n }
