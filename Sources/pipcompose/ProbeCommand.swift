@@ -58,7 +58,7 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "With --reference: a frame is corrupt when the SSIM of one of its 4x4 regions is below this.")
     var corruptBelow: Double = 0.9
 
-    @Option(help: "With --reference: exit 3 when more than this many frames were corrupt.")
+    @Option(help: "With --reference: exit 3 when more than this many frames were damaged (corrupt, or strip unreadable).")
     var maxCorrupt: Int?
 
     func validate() throws {

@@ -37,6 +37,9 @@ struct SoakCommand: ParsableCommand {
     @Option(help: "Folder for soak.json and soak.html (created if missing).")
     var report: String = "soak-report"
 
+    @Option(help: "Each viewer compares one picture in this many with the scene's render (SSIM; 1 = every picture).")
+    var compareEvery: Int = 30
+
     func validate() throws {
         guard Probe.Transport(rawValue: transport) != nil else {
             throw ValidationError("--transport must be tcp or udp, got '\(transport)'")
@@ -49,6 +52,8 @@ struct SoakCommand: ParsableCommand {
         var c = SoakConfig(streams: streams, viewers: viewers, size: s, fps: fps, duration: duration,
                            reportDirectory: report)
         c.transport = Probe.Transport(rawValue: transport) ?? .tcp
+        guard compareEvery >= 1 else { throw ValidationError("--compare-every must be 1 or more") }
+        c.compareEvery = compareEvery
         return c
     }
 
@@ -63,6 +68,7 @@ struct SoakCommand: ParsableCommand {
         if result.totals.sourceDropped > 0 { problems.append("the sources dropped \(result.totals.sourceDropped) frames") }
         if result.totals.viewerDropped > 0 { problems.append("the viewers missed \(result.totals.viewerDropped) frames") }
         if result.totals.unreadable > 0 { problems.append("\(result.totals.unreadable) strips were unreadable") }
+        if result.totals.corrupt > 0 { problems.append("\(result.totals.corrupt) pictures were corrupt") }
         for (j, v) in result.viewers.enumerated() {
             if let e = v.error { problems.append("viewer \(j): \(e)") }
             else if v.total.readable == 0 { problems.append("viewer \(j) read no timecode strip") }

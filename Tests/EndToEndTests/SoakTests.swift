@@ -34,7 +34,10 @@ extension EndToEnd {
             #expect((totals["rssMaxBytes"] as? Int ?? 0) > 0)
             // The page holds the five charts, self-contained.
             let html = try String(contentsOfFile: report + "/soak.html", encoding: .utf8)
-            #expect(html.components(separatedBy: "<svg").count - 1 == 5)
+            #expect(html.components(separatedBy: "<svg").count - 1 == 7)
+            // Pictures were compared with the scene's render, and were right.
+            #expect((totals["compared"] as? Int ?? 0) >= 8 * 40, "\(totals)")
+            #expect(totals["corrupt"] as? Int == 0, "\(totals)")
             #expect(html.contains("<polyline"))
             #expect(!html.contains("<script"))
         }

@@ -33,6 +33,9 @@ public struct FidelityStats: Sendable {
         public var compared = 0
         public var skipped = 0
         public var corrupt = 0
+        /// Decoded pictures whose timecode strip could not be read, so which frame they show is unknown: on a
+        /// source that has a strip, damaged pictures too (counted with `corrupt` by `--max-corrupt`).
+        public var unreadable = 0
         public var corruptBelow: Double
         public var ssimMean = 0.0
         public var ssimMin = 1.0
@@ -50,6 +53,8 @@ public struct FidelityStats: Sendable {
     public private(set) var total: Total
     public private(set) var seconds: [Second] = []
     public let keepWorst: Int
+    /// Finished seconds kept (the totals keep everything): a soak needs only the last few.
+    public let keepSeconds: Int
     private var ssimSum = 0.0
     private var psnrSum = 0.0
     private var secondSums: [Int: Double] = [:]
@@ -57,12 +62,14 @@ public struct FidelityStats: Sendable {
     private var ssimHistogram = LatencyHistogram()
     private var psnrHistogram = LatencyHistogram()
 
-    public init(corruptBelow: Double = 0.9, keepWorst: Int = 5) {
+    public init(corruptBelow: Double = 0.9, keepWorst: Int = 5, keepSeconds: Int = 86_400) {
         total = Total(corruptBelow: corruptBelow)
         self.keepWorst = keepWorst
+        self.keepSeconds = max(1, keepSeconds)
     }
 
     public mutating func skipped() { total.skipped += 1 }
+    public mutating func unreadable() { total.unreadable += 1 }
 
     /// One compared frame, decoded during `second` (seconds since the probe's first frame).
     public mutating func record(second: Int, frame: UInt64, _ s: Similarity) {
@@ -89,7 +96,10 @@ public struct FidelityStats: Sendable {
             if total.worst.count > keepWorst { total.worst.removeLast() }
         }
         // Frames are compared in order, so a second only ever gains frames at the end of the list.
-        if seconds.last?.second != second { seconds.append(Second(second: second)) }
+        if seconds.last?.second != second {
+            seconds.append(Second(second: second))
+            if seconds.count > keepSeconds { seconds.removeFirst(seconds.count - keepSeconds) }
+        }
         var sec = seconds[seconds.count - 1]
         sec.compared += 1
         if isCorrupt { sec.corrupt += 1 }

@@ -30,6 +30,9 @@ public final class Probe: @unchecked Sendable {
     private let now: @Sendable () -> Double
     /// Compares each readable frame with the picture the scene draws for it (`probe --reference`).
     private let comparer: ReferenceComparer?
+    /// Only every this many readable frames is compared (a soak samples; `probe` compares all it can).
+    private let compareEvery: Int
+    private var readableSeen = 0
 
     deinit { if let infoCaps { gst_caps_unref(infoCaps) } }
 
@@ -39,6 +42,7 @@ public final class Probe: @unchecked Sendable {
     /// `corruptBelow` are counted as corrupt.
     public init(url: String, transport: Transport = .tcp, jitterBufferMs: Int = 0, warmupMs: Double = 1000,
                 keepSeconds: Int = 86_400, reference: ReferencePicture? = nil, corruptBelow: Double = 0.9,
+                compareEvery: Int = 1,
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 * 1000 }) throws {
         self.url = url
         self.now = now
@@ -47,7 +51,10 @@ public final class Probe: @unchecked Sendable {
         isLive = live
         stats = ProbeStats(measuresLatency: live, warmupMs: warmupMs, keepSeconds: keepSeconds)
         pipeline = try Pipeline(name: "probe", launch: text)
-        comparer = reference.map { ReferenceComparer(reference: $0, corruptBelow: corruptBelow, waitForSlot: !live) }
+        self.compareEvery = max(1, compareEvery)
+        comparer = reference.map {
+            ReferenceComparer(reference: $0, corruptBelow: corruptBelow, waitForSlot: !live, keepSeconds: keepSeconds)
+        }
     }
 
     /// The pipeline text for a URL or a path.
@@ -128,7 +135,9 @@ public final class Probe: @unchecked Sendable {
             stats.frame(arrivalMs: arrival, width: width, height: height, reading: reading)
             return stats.secondIndex(ofArrival: arrival)
         }
-        if let comparer, let reading {
+        if let comparer, reading == nil { comparer.unreadable() }
+        if comparer != nil && reading != nil { readableSeen += 1 }
+        if let comparer, let reading, (readableSeen - 1) % compareEvery == 0 {
             comparer.offer(reading: reading, width: width, height: height, second: second) { plane in
                 for y in 0..<height { memcpy(plane.baseAddress! + y * width, data.baseAddress! + y * stride, width) }
             }

@@ -70,10 +70,10 @@ public struct ProbeReport: Codable, Sendable {
         if let f = fidelity?.total {
             lines.append("picture vs \(fidelity!.scene): " + String(format: "%d frames compared (%d skipped while busy), "
                                 + "SSIM p1 %.4f p50 %.4f min %.4f, PSNR p1 %.1f p50 %.1f min %.1f dB, "
-                                + "corrupt (a region's SSIM < %.2f) %d",
+                                + "corrupt (a region's SSIM < %.2f) %d, strip unreadable %d",
                                 f.compared, f.skipped, f.ssimP1 ?? 0, f.ssimP50 ?? 0, f.ssimMin, f.psnrP1 ?? 0,
                                 f.psnrP50 ?? 0, f.psnrMin,
-                                f.corruptBelow, f.corrupt))
+                                f.corruptBelow, f.corrupt, f.unreadable))
             for w in f.worst.prefix(3) where w.worstRegionSSIM < f.corruptBelow {
                 let region = w.worstRegion.map(String.init).joined(separator: ",")
                 lines.append("  frame \(w.frame): " + String(format: "SSIM %.4f, PSNR %.1f dB, ", w.ssim, w.psnr)
@@ -92,10 +92,13 @@ public struct ProbeReport: Codable, Sendable {
                                 fidelity: FidelityStats.Total? = nil, maxCorrupt: Int? = nil) -> [String] {
         var out: [String] = []
         if let maxCorrupt, let fidelity {
-            if fidelity.compared == 0 { out.append("no frame compared with the reference with --max-corrupt set") }
-            else if fidelity.corrupt > maxCorrupt {
-                out.append(String(format: "%d corrupt frames (a region's SSIM < %.2f) > --max-corrupt %d", fidelity.corrupt,
-                                  fidelity.corruptBelow, maxCorrupt))
+            let damaged = fidelity.corrupt + fidelity.unreadable
+            if fidelity.compared == 0 && damaged == 0 {
+                out.append("no frame compared with the reference with --max-corrupt set")
+            } else if damaged > maxCorrupt {
+                out.append(String(format: "%d damaged frames (%d corrupt: a region's SSIM < %.2f; %d with an unreadable "
+                                  + "strip) > --max-corrupt %d", damaged, fidelity.corrupt, fidelity.corruptBelow,
+                                  fidelity.unreadable, maxCorrupt))
             }
         }
         if let maxLatencyMs {

@@ -23,10 +23,10 @@ public final class ReferenceComparer: @unchecked Sendable {
     private var stats: FidelityStats
     private var errors: [String] = []
 
-    public init(reference: ReferencePicture, corruptBelow: Double, waitForSlot: Bool) {
+    public init(reference: ReferencePicture, corruptBelow: Double, waitForSlot: Bool, keepSeconds: Int = 86_400) {
         self.reference = reference
         self.waitForSlot = waitForSlot
-        stats = FidelityStats(corruptBelow: corruptBelow)
+        stats = FidelityStats(corruptBelow: corruptBelow, keepSeconds: keepSeconds)
         let t = Thread { [self] in run() }
         t.name = "probe-reference"
         t.start()
@@ -49,6 +49,9 @@ public final class ReferenceComparer: @unchecked Sendable {
         slot = Job(luma: plane, width: width, height: height, reading: reading, second: second)
         cond.broadcast()
     }
+
+    /// A decoded picture whose strip did not read: it cannot be compared, and is counted.
+    public func unreadable() { cond.withLock { stats.unreadable() } }
 
     private func run() {
         while true {

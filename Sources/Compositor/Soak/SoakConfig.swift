@@ -16,6 +16,9 @@ public struct SoakConfig: Sendable {
     public var reportDirectory: String
     /// Samples put in soak.json and the charts: the newest this many (all of them, samples.jsonl, stay on disk).
     public var keepSamples = 86_400
+    /// Each viewer compares one picture in this many with the scene's render (cost stays small with many
+    /// viewers; a corruption that lasts shows within a second at the default of one picture a second at 30 fps).
+    public var compareEvery = 30
 
     public struct Invalid: Error, CustomStringConvertible {
         public let description: String
@@ -62,7 +65,8 @@ public struct SoakConfig: Sendable {
         try? fm.removeItem(atPath: probe)
     }
 
-    /// The scene of stream `i`: the strip, its name and a clock.
+    /// The scene of stream `i`: the strip, its name and a clock. Nothing in it depends on more than the frame
+    /// number and the time, so every viewer's picture can be checked against a render of the same frame.
     public func scene(_ i: Int) throws -> Scene {
         try SceneLoader.parse("""
         title: soak stream \(i)
@@ -75,7 +79,7 @@ public struct SoakConfig: Sendable {
             place: {edge: top, size: 0.12}
           - id: name
             type: text
-            text: "stream \(i) · {viewers} watching"
+            text: "stream \(i)"
             place: {edge: bottom, size: 0.2}
           - id: clock
             type: clock

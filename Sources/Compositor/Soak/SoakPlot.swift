@@ -1,7 +1,7 @@
 import Foundation
 
 /// soak.html: one self-contained page (inline SVG, no scripts, no network) with the soak's charts: latency
-/// percentiles, viewer fps, drops, memory and CPU over time, and the totals.
+/// percentiles, viewer fps, drops, picture fidelity, memory and CPU over time, and the totals.
 public enum SoakPlot {
     public struct Series {
         public var name: String
@@ -25,6 +25,12 @@ public enum SoakPlot {
                 Series(name: "at the viewers", color: "#d62728", values: r.samples.map { Double($0.viewerDropped) }),
                 Series(name: "at the sources", color: "#8c564b", values: r.samples.map { Double($0.sourceDropped) }),
                 Series(name: "unreadable strips", color: "#7f7f7f", values: r.samples.map { Double($0.unreadable) }),
+            ]),
+            chart("Picture fidelity: lowest SSIM of any viewer's frame against the scene's render", xs, [
+                Series(name: "SSIM min", color: "#1f77b4", values: r.samples.map(\.ssimMin)),
+            ]),
+            chart("Corrupt pictures per second (a region's SSIM below the threshold)", xs, [
+                Series(name: "corrupt", color: "#d62728", values: r.samples.map { $0.corrupt.map(Double.init) }),
             ]),
             chart("Resident memory (MiB)", xs, [
                 Series(name: "RSS", color: "#17becf", values: r.samples.map { Double($0.rssBytes) / 1_048_576 }),

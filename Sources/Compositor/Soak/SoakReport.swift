@@ -24,6 +24,11 @@ public struct SoakReport: Codable, Sendable {
         public var latencyP95: Double?
         public var latencyP99: Double?
         public var latencyMax: Double?
+        /// Pictures compared with the scene's render this second (all viewers), those found corrupt, and the
+        /// lowest SSIM among them.
+        public var compared: Int? = nil
+        public var corrupt: Int? = nil
+        public var ssimMin: Double? = nil
     }
 
     public struct Stream: Codable, Sendable {
@@ -36,6 +41,7 @@ public struct SoakReport: Codable, Sendable {
     public struct Viewer: Codable, Sendable {
         public var url: String
         public var total: ProbeStats.Total
+        public var fidelity: FidelityStats.Total?
         public var error: String?
     }
 
@@ -69,6 +75,12 @@ public struct SoakReport: Codable, Sendable {
         public var latencyP50: Double?
         public var latencyP99: Double?
         public var latencyMax: Double?
+        /// Pictures compared with the scene's render over all viewers, corrupt ones, the worst viewer's SSIM p1
+        /// and the lowest SSIM of any frame.
+        public var compared: Int = 0
+        public var corrupt: Int = 0
+        public var ssimP1: Double?
+        public var ssimMin: Double?
     }
 
     public var started: String
@@ -111,6 +123,7 @@ public struct SoakReport: Codable, Sendable {
         sources: \(t.framesRendered) frames rendered, \(t.sourceDropped) dropped
         viewers: \(t.viewerFrames) frames decoded, \(t.viewerDropped) dropped, \(t.viewerRepeated) repeated, \(t.unreadable) unreadable, \(t.decodeErrors) decode errors
         latency ms: p50 \(ms(t.latencyP50))  p99 \(ms(t.latencyP99))  max \(ms(t.latencyMax))
+        pictures: \(t.compared) compared with the scene's render, \(t.corrupt) corrupt, SSIM p1 \(t.ssimP1.map { String(format: "%.4f", $0) } ?? "-") min \(t.ssimMin.map { String(format: "%.4f", $0) } ?? "-")
         cpu \(String(format: "%.0f", t.cpuPercentMean)) % of one core; rss \(mib(t.rssStartBytes)) → \(mib(t.rssEndBytes)) (max \(mib(t.rssMaxBytes)), growth \(String(format: "%+.2f", Double(t.rssGrowthBytes) / 1_048_576)) MiB)
         """
     }

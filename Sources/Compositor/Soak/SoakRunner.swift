@@ -33,7 +33,9 @@ public final class SoakRunner: @unchecked Sendable {
             }
             for j in 0..<config.viewers {
                 let url = sessions[j % sessions.count].rtsp!.url
-                let probe = try Probe(url: url, transport: config.transport, keepSeconds: 4)
+                let probe = try Probe(url: url, transport: config.transport, keepSeconds: 4,
+                                      reference: ReferencePicture(scene: try config.scene(j % sessions.count)),
+                                      compareEvery: config.compareEvery)
                 try probe.start()
                 probes.append(probe)
             }
@@ -59,6 +61,7 @@ public final class SoakRunner: @unchecked Sendable {
         var lastDropped = sessions.map { $0.status.dropped }
         // Per viewer: its totals at the last sample and the last of its seconds already used.
         var lastTotals = probes.map { _ in ProbeStats.Total() }
+        var lastFidelity = probes.map { _ in (compared: 0, corrupt: 0, second: -1) }
         var lastSeconds = probes.map { _ -> Int? in nil }
         var lastSampleTime = ProcessSampler.monotonic()
         var cpuSum = 0.0
@@ -103,6 +106,17 @@ public final class SoakRunner: @unchecked Sendable {
                     lastSeconds[j] = sec.second
                     if let l = sec.latencyMs { lat.append(l) }
                 }
+                if let f = p.fidelity {
+                    s.compared = (s.compared ?? 0) + f.total.compared - lastFidelity[j].compared
+                    s.corrupt = (s.corrupt ?? 0) + f.total.corrupt - lastFidelity[j].corrupt
+                    // The newest second that is over (the one in progress may still gain frames).
+                    if let sec = f.seconds.dropLast().last, sec.second != lastFidelity[j].second {
+                        s.ssimMin = min(s.ssimMin ?? 1, sec.ssimMin)
+                        lastFidelity[j].second = sec.second
+                    }
+                    lastFidelity[j].compared = f.total.compared
+                    lastFidelity[j].corrupt = f.total.corrupt
+                }
             }
             s.viewerFpsMin = fps.min()
             s.viewerFpsMean = fps.isEmpty ? nil : fps.reduce(0, +) / Double(fps.count)
@@ -132,6 +146,7 @@ public final class SoakRunner: @unchecked Sendable {
         let viewerTotals = probes.map { $0.snapshot().total }
         let streamStatus = sessions.map(\.status)
         stopAll()
+        let fidelity = probes.map { $0.fidelity?.total }
         let lat = viewerTotals.compactMap(\.latencyMs)
         let totals = SoakReport.Totals(
             seconds: sampleCount,
@@ -146,7 +161,11 @@ public final class SoakRunner: @unchecked Sendable {
             rssStartBytes: rssAll.first ?? 0, rssEndBytes: rssAll.last ?? 0, rssMaxBytes: rssMax,
             rssGrowthBytes: SoakReport.rssGrowth(rssAll),
             latencyP50: SoakReport.median(lat.map(\.p50)), latencyP99: lat.map(\.p99).max(),
-            latencyMax: lat.map(\.max).max())
+            latencyMax: lat.map(\.max).max(),
+            compared: fidelity.reduce(0) { $0 + ($1?.compared ?? 0) },
+            corrupt: fidelity.reduce(0) { $0 + ($1?.corrupt ?? 0) },
+            ssimP1: fidelity.compactMap { $0?.ssimP1 }.min(),
+            ssimMin: fidelity.compactMap { $0?.compared ?? 0 > 0 ? $0?.ssimMin : nil }.min())
         let report = SoakReport(
             started: startedAt,
             config: .init(streams: config.streams, viewers: config.viewers, width: config.size.width,
@@ -157,7 +176,9 @@ public final class SoakRunner: @unchecked Sendable {
                 .init(url: s.rtsp?.url ?? "", frames: streamStatus[i].frame + 1, dropped: streamStatus[i].dropped,
                       viewers: (0..<config.viewers).filter { $0 % config.streams == i }.count)
             },
-            viewers: probes.enumerated().map { j, p in .init(url: p.url, total: viewerTotals[j], error: probeErrors[j]) },
+            viewers: probes.enumerated().map { j, p in
+                .init(url: p.url, total: viewerTotals[j], fidelity: fidelity[j], error: probeErrors[j])
+            },
             samples: Self.readSamples(samplesPath, keep: config.keepSamples))
         try write(report)
         return report
