@@ -81,15 +81,25 @@ extension EndToEnd {
         @Test func aPasswordKeepsStrangersOut() throws {
             let p = try LiveProcess(binary, ["run", "--no-control", "--size", "320x180", "--rtsp", "127.0.0.1:0/pip", "--rtsp-user", "alice"])
             #expect(p.waitForExit(timeout: 30) != 0, "a user without a password must be refused")
-            let (live, url) = try startLive(["--rtsp-user", "alice", "--rtsp-password", "s3cret"])
+            let (live, url) = try startLive([panelScene, "--rtsp-user", "alice", "--rtsp-password", "s3cret"])
             let u = try #require(url)
             let port = try #require(URLComponents(string: u)?.port)
+            // A viewer with the password watches while strangers try their luck.
+            let watcher = try startWatcher("rtsp://alice:s3cret@127.0.0.1:\(port)/pip")
+            let junk = try tool(["python3", fixture("rtsp_abuse.py"), "fuzz", u, "--count", "200", "--seed", "7"])
+            #expect(junk.status == 0, "\(junk.err)")
+            let setup = try tool(["python3", fixture("rtsp_abuse.py"), "setup", u, "/stream=0"])
+            #expect(setup.out.contains("401"), "\(setup.out) \(setup.err)")
             let stranger = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width",
                                      "-of", "csv=p=0", u])
             #expect(stranger.status != 0 && stranger.err.contains("401"), "\(stranger.err)")
             let friend = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width",
                                    "-of", "csv=p=0", "rtsp://alice:s3cret@127.0.0.1:\(port)/pip"])
             #expect(friend.out.trimmingCharacters(in: .whitespacesAndNewlines) == "640", "\(friend.err)")
+            let watched = try stopWatcher(watcher)
+            #expect(watched.int("dropped") == 0 && watched.int("repeated") == 0 && watched.int("unreadable") == 0,
+                    "\(watched.total)")
+            #expect(watched.compared > 0 && watched.corrupt == 0, "\(watched.fidelity)")
             live.signal(SIGINT)
             #expect(live.waitForExit() == 0)
         }
