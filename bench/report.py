@@ -169,6 +169,14 @@ else:
     s += missing("soak") + "\n"
 parts.append(s)
 
+# Picture fidelity per client path, and the resize storm: their own scripts print the table.
+for name, title in [("fidelity", "Picture fidelity per client path (probe --reference)"),
+                    ("storm", "Resize storm: frames drawn against frames recorded")]:
+    text = read(name).strip()
+    s = f"### {title}\n\n" + cmd(name) + "\n\n"
+    s += ("```\n" + text + "\n```\n") if text else missing(name) + "\n"
+    parts.append(s)
+
 section = "<!-- suite:begin -->\n" + "\n".join(parts) + "<!-- suite:end -->\n"
 md = open(md_path).read()
 if "<!-- suite:begin -->" in md:
