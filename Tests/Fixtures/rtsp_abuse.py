@@ -102,21 +102,21 @@ def fuzz(url, count, seed):
     sent = answered = 0
     conn = None
     while sent < count:
+        # Each attempt counts once, whether the server answers, says nothing, or closes the connection (a
+        # server may close a connection it does not like).
+        sent += 1
         try:
             if conn is None or rng.random() < 0.3:
                 if conn:
                     conn.close()
                 conn = connect(url, timeout=0.05)
             conn.sendall(hostile(url, rng))
-            sent += 1
             try:
                 if conn.recv(65536):
                     answered += 1
             except socket.timeout:
                 pass
         except OSError:
-            # The server closed a connection it did not like: that is its right; count the attempt.
-            sent += 1
             conn = None
     # A SETUP before any DESCRIBE on a fresh connection, then a PLAY with the session it gives.
     s = connect(url)
