@@ -23,6 +23,11 @@ public final class ClockWidget: WidgetBase, Widget {
     private(set) var timeSize = 10.0
     private var dateSize = 10.0
     private var cache: [String: TextLayout] = [:]
+    /// The texts shown from `from` until `until` (the next instant they change): formatting a date costs ICU
+    /// work every frame otherwise, and a clock without milliseconds changes once a second.
+    private var shown: (from: Date, until: Date, time: String, date: String?)?
+    /// The smallest unit the patterns show, in seconds.
+    private var step = 1.0
 
     public init(id: String, style: Style, config: Config) {
         self.config = config
@@ -45,6 +50,21 @@ public final class ClockWidget: WidgetBase, Widget {
             f.dateFormat = pattern
         }
         cache = [:]
+        shown = nil
+        let letters = Set(Self.patternLetters(config.format + (config.dateFormat ?? "")))
+        if letters.contains("S") { step = 0.001 }
+        else if letters.contains("s") { step = 1 }
+        else if letters.contains("m") { step = 60 }
+        else if !letters.isDisjoint(with: ["h", "H", "k", "K", "a"]) { step = 3600 }
+        else { step = 86400 }
+    }
+
+    /// Both lines' texts at `date`, formatted again only when the last ones no longer apply.
+    private func texts(at date: Date) -> (time: String, date: String?) {
+        if let s = shown, date >= s.from, date < s.until { return (s.time, s.date) }
+        let t = timeText(at: date), d = dateText(at: date)
+        shown = (date, nextChange(after: date), t, d)
+        return (t, d)
     }
 
     /// The time line's text at `date`.
@@ -57,14 +77,6 @@ public final class ClockWidget: WidgetBase, Widget {
     /// The first instant after `date` at which the clock's text changes: the next whole second, minute, hour
     /// or day in the clock's zone, from the smallest unit the patterns show.
     public func nextChange(after date: Date) -> Date {
-        let patterns = config.format + (config.dateFormat ?? "")
-        let letters = Set(Self.patternLetters(patterns))
-        let step: Double
-        if letters.contains("S") { step = 0.001 }
-        else if letters.contains("s") { step = 1 }
-        else if letters.contains("m") { step = 60 }
-        else if !letters.isDisjoint(with: ["h", "H", "k", "K", "a"]) { step = 3600 }
-        else { step = 86400 }
         let offset = Double(timeFormatter.timeZone.secondsFromGMT(for: date))
         let local = date.timeIntervalSince1970 + offset
         let next = ((local / step).rounded(.down) + 1) * step
@@ -125,16 +137,18 @@ public final class ClockWidget: WidgetBase, Widget {
     public func draw(on canvas: Canvas, at time: FrameTime) {
         drawPanel(on: canvas)
         textBoxes = []
-        if let (layout, x, y) = recordLine(timeText(at: time.wall), size: timeSize, in: timeBox, secondary: false) {
+        let (timeLine, dateLine) = texts(at: time.wall)
+        if let (layout, x, y) = recordLine(timeLine, size: timeSize, in: timeBox, secondary: false) {
             layout.draw(on: canvas, x: x, y: y, color: style.color)
         }
-        if let dateBox, let text = dateText(at: time.wall),
+        if let dateBox, let text = dateLine,
            let (layout, x, y) = recordLine(text, size: dateSize, in: dateBox, secondary: true) {
             layout.draw(on: canvas, x: x, y: y, color: style.secondaryColor)
         }
     }
 
     public func appearance(at time: FrameTime) -> AnyHashable {
-        AnyHashable([timeText(at: time.wall), dateText(at: time.wall) ?? "", String(version)])
+        let (timeLine, dateLine) = texts(at: time.wall)
+        return AnyHashable([timeLine, dateLine ?? "", String(version)])
     }
 }

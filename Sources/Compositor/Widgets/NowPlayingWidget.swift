@@ -171,9 +171,10 @@ public final class NowPlayingWidget: WidgetBase, Widget {
     }
 
     static func clock(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded(.down))
-        return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
-            : String(format: "%d:%02d", s / 60, s % 60)
+        // Built by hand: String(format:) goes through Foundation's formatter, and this runs every frame.
+        let s = max(0, Int(seconds.rounded(.down)))
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return s >= 3600 ? "\(s / 3600):\(two(s / 60 % 60)):\(two(s % 60))" : "\(s / 60):\(two(s % 60))"
     }
 
     public func draw(on canvas: Canvas, at time: FrameTime) {

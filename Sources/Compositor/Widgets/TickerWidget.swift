@@ -72,9 +72,10 @@ public final class TickerWidget: WidgetBase, Widget {
 
     private func layoutFor(_ items: [String]) -> TextLayout? {
         guard let engine else { return nil }
+        // Looked up before the loop text is built: this runs every frame.
+        if let l = layouts[items] { return l }
         let text = loopText(items)
         if text.isEmpty { return nil }
-        if let l = layouts[items] { return l }
         let l = TextLayout(engine: engine, text: text, font: style.font, pixelSize: fontSize)
         layouts[items] = l
         return l
