@@ -88,15 +88,21 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     private func watch() {
-        let wanted = GstMessageType(rawValue: GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_EOS.rawValue | GST_MESSAGE_WARNING.rawValue)
+        let wanted = GstMessageType(rawValue: GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_EOS.rawValue
+                                    | GST_MESSAGE_WARNING.rawValue | GST_MESSAGE_APPLICATION.rawValue)
         while true {
             lock.lock()
             let done = stopped
             lock.unlock()
             if done { return }
-            // Wake every 100 ms to notice stop(); messages themselves arrive at once.
-            guard let msg = gst_bus_timed_pop_filtered(bus, 100_000_000, wanted) else { continue }
+            // Sleeps until a message comes: no polling, so an idle pipeline costs nothing. `stop()` posts an
+            // application message to wake it.
+            guard let msg = gst_bus_timed_pop_filtered(bus, cgst_clock_time_none(), wanted) else { continue }
             let type = cgst_message_type(msg)
+            if type == GST_MESSAGE_APPLICATION {
+                gst_message_unref(msg)
+                continue
+            }
             let event: Event
             if type == GST_MESSAGE_EOS {
                 event = .eos
@@ -150,10 +156,15 @@ public final class Pipeline: @unchecked Sendable {
             sendEOS()
             ok = waitForEOS(timeout: timeout)
         }
-        gst_element_set_state(element, GST_STATE_NULL)
         lock.lock()
         stopped = true
         lock.unlock()
+        // Wakes the bus thread, which then sees `stopped` and ends; posted before NULL, where the bus flushes
+        // and drops what is posted to it.
+        if let wake = gst_message_new_application(nil, gst_structure_new_empty("pipcompose-stop")) {
+            _ = gst_bus_post(bus, wake)
+        }
+        gst_element_set_state(element, GST_STATE_NULL)
         return ok
     }
 
