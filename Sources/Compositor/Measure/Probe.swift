@@ -137,7 +137,9 @@ public final class Probe: @unchecked Sendable {
         }
         if let comparer, reading == nil { comparer.unreadable() }
         if comparer != nil && reading != nil { readableSeen += 1 }
-        if let comparer, let reading, (readableSeen - 1) % compareEvery == 0 {
+        // Sampling (a soak) compares the last frame of each period, so the first comparison comes a period
+        // after joining, past the key frame the join asked for.
+        if let comparer, let reading, readableSeen % compareEvery == 0 {
             comparer.offer(reading: reading, width: width, height: height, second: second) { plane in
                 for y in 0..<height { memcpy(plane.baseAddress! + y * width, data.baseAddress! + y * stride, width) }
             }

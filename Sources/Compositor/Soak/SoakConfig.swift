@@ -18,6 +18,7 @@ public struct SoakConfig: Sendable {
     public var keepSamples = 86_400
     /// Each viewer compares one picture in this many with the scene's render (cost stays small with many
     /// viewers; a corruption that lasts shows within a second at the default of one picture a second at 30 fps).
+    /// The first comparison is a period after a viewer joined.
     public var compareEvery = 30
 
     public struct Invalid: Error, CustomStringConvertible {
