@@ -156,7 +156,11 @@ public final class FrameLoop: @unchecked Sendable {
                 return c
             }
             for c in pending { c(renderer, media) }
-            let time = FrameTime(frame: n, media: media, wall: Date(), paused: playback.isPaused,
+            // Wall time to the millisecond, as the timecode strip records it: a clock showing milliseconds then
+            // shows the strip's value (ICU rounds to the nearest millisecond), and a reference render from the
+            // strip is the same picture.
+            let wall = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+            let time = FrameTime(frame: n, media: media, wall: wall, paused: playback.isPaused,
                                  viewers: viewers?() ?? 0)
             let buffer: UnsafeMutablePointer<GstBuffer>
             do {
