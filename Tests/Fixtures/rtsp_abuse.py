@@ -15,9 +15,9 @@
       One DESCRIBE of URL, then a SETUP of URL + SUFFIX (e.g. /stream=99): prints the status line of each reply.
 """
 import random
+import signal
 import socket
 import sys
-import time
 from urllib.parse import urlparse
 
 
@@ -143,8 +143,8 @@ def stall(url):
     session = session_of(read_reply(s))
     s.sendall(request("PLAY", url, 3, ["Session: " + (session or "")]))
     print("stalled", flush=True)
-    while True:
-        time.sleep(3600)
+    # Hold the connection, never reading, until the test kills this process.
+    signal.pause()
 
 
 def setup(url, suffix):
