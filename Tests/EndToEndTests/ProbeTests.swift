@@ -52,8 +52,10 @@ extension EndToEnd {
             }
             var p50s: [String: [Double]] = [:]
             for transport in ["tcp", "udp"] {
+                // 5 s from the start: over 3 s of frames after connecting and the wait for a key frame (up to half a
+                // second), so the span holds a burst of the 90-frame pattern.
                 let probes = try sources.map { _, url, _ in
-                    try LiveProcess(binary, ["probe", url, "--transport", transport, "--duration", "4", "--json", "--quiet"])
+                    try LiveProcess(binary, ["probe", url, "--transport", transport, "--duration", "5", "--json", "--quiet"])
                 }
                 var p50: [Double] = []
                 for (i, c) in cases.enumerated() {

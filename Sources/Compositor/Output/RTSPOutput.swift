@@ -2,8 +2,8 @@ import CGst
 import Foundation
 
 /// The embedded RTSP server as an output: every media the server has prepared is fed the live encoder's
-/// stream, and each viewer that starts playing gets a key frame (with SPS/PPS in band) so the picture shows at
-/// once.
+/// stream, and each viewer that starts playing gets a key frame (with SPS/PPS in band) within half a second,
+/// shared with the viewers who joined at the same time.
 ///
 /// Normally there is one media, shared by every viewer whatever URL it used. While gst-rtsp-server tears one
 /// media down and builds the next there can be two; each has its own feed, so one never takes another's.
@@ -20,8 +20,6 @@ public final class RTSPOutput: @unchecked Sendable {
     private let lock = NSLock()
     private var feeds: [RTSPServer.MediaID: Feed] = [:]
     private var retiredDrops: UInt64 = 0
-    /// When a media last became ready (uptime ns), until the first viewer plays it.
-    private var readyAt: UInt64?
     private var _delivered: UInt64 = 0
     private var _bytes: UInt64 = 0
     /// The live encoder; set by the session.
@@ -39,9 +37,8 @@ public final class RTSPOutput: @unchecked Sendable {
             MediaClockMapper(frameClockBase: { [weak self] in self?.frameClockBase?() }).attach(to: input.element)
             self.lock.withLock {
                 self.feeds[media] = Feed(input: input)
-                self.readyAt = DispatchTime.now().uptimeNanoseconds
             }
-            self.source?.requestKeyFrame()
+            self.source?.requestKeyFrameForViewer()
         }
         server.onMediaGone = { [weak self] media in
             guard let self else { return }
@@ -53,14 +50,9 @@ public final class RTSPOutput: @unchecked Sendable {
         }
         server.onPlay = { [weak self] in
             guard let self else { return }
-            // A media that just became ready starts with the key frame asked for then; a second one a frame
-            // later would be starved of bits (x264 spends two frames' budget on key frames) and the first thing
-            // the viewer sees would be blurred. Later viewers of a playing media get a key frame of their own.
-            let fresh = self.lock.withLock { () -> Bool in
-                defer { self.readyAt = nil }
-                return self.readyAt.map { DispatchTime.now().uptimeNanoseconds - $0 < 2_000_000_000 } ?? false
-            }
-            if !fresh { self.source?.requestKeyFrame() }
+            // Each viewer that starts playing needs a key frame; the encoder spaces and shares them, so viewers
+            // joining together (or a client that plays in a loop) do not blur the picture for everyone.
+            self.source?.requestKeyFrameForViewer()
         }
     }
 
