@@ -57,7 +57,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "RenderBench",
-            dependencies: ["Compositor"],
+            dependencies: ["Compositor", "CGst"],
             path: "bench/RenderBench"
         ),
         // Temporary folders and child processes, shared by the test tiers.

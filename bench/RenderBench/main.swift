@@ -1,7 +1,10 @@
+import CGst
 import Compositor
 import Foundation
 
-// Render cost of a scene per frame, full redraw and the usual changed-region redraw.
+// Render cost of a scene per frame: full redraw, the usual changed-region redraw, and what the live frame loop
+// does per frame ("produce": changed regions drawn and converted to I420 in pooled buffers, which are released
+// as an encoder would release them).
 // Usage: RenderBench [--frames N] [--size WxH ...] [SCENE]
 // Prints one line per size and mode: mean, p50, p99 milliseconds per frame, and a JSON line for scripts.
 
@@ -24,7 +27,38 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
 
+/// Drawing and conversion of `frames` frames as the live loop does them, in pooled I420 buffers kept by a short
+/// queue (an encoder holds a few frames).
+@MainActor func produce(size: PixelSize) throws -> (times: [Double], drawn: Int) {
+    let renderer = Renderer(scene: scene, size: size)
+    let producer = try FrameProducer(size: size, fps: scene.fps)
+    let start = Date(timeIntervalSince1970: 1_772_600_767)
+    var times: [Double] = []
+    var held: [UnsafeMutablePointer<GstBuffer>] = []
+    var drawn = 0
+    for f in 0..<(frames + 30) {
+        let t = Double(f) / Double(scene.fps)
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        let (buffer, wasDrawn) = try producer.produce(renderer, at: FrameTime(frame: Int64(f), media: t, wall: start + t))
+        let t1 = DispatchTime.now().uptimeNanoseconds
+        held.append(buffer)
+        if held.count > 2 { gst_buffer_unref(held.removeFirst()) }
+        if f >= 30 {
+            times.append(Double(t1 - t0) / 1e6)
+            if wasDrawn { drawn += 1 }
+        }
+    }
+    return (times, drawn)
+}
+
 for size in sizes {
+    let (times, drawn) = try produce(size: size)
+    let sorted = times.sorted()
+    let mean = times.reduce(0, +) / Double(times.count)
+    print(String(format: "%@ produce mean %.3f ms  p50 %.3f ms  p99 %.3f ms  drawn %d of %d frames",
+                 size.description, mean, percentile(sorted, 0.5), percentile(sorted, 0.99), drawn, times.count))
+    print(String(format: "JSON {\"size\":\"%@\",\"mode\":\"produce\",\"mean_ms\":%.4f,\"p50_ms\":%.4f,\"p99_ms\":%.4f}",
+                 size.description, mean, percentile(sorted, 0.5), percentile(sorted, 0.99)))
     for mode in ["full", "changed"] {
         let renderer = Renderer(scene: scene, size: size)
         let surface = try ImageSurface(width: size.width, height: size.height)
