@@ -1,65 +1,121 @@
 #!/usr/bin/env bash
-# CPU cost of live encoding: pipcompose (demo scene, recording) beside the encoder's own floor and two peers
-# that also draw text before x264, in one run, one after the other, same size, fps, duration and x264 settings.
+# CPU cost of live encoding at steady state: pipcompose (demo scene, recording to MP4) against x264 encoding the
+# same pictures, with peers that also draw before x264 as context; every run in one session, same size, fps and
+# x264 settings.
+#
 # x264's cost depends on the content, so the fair floor is x264 encoding pipcompose's own pictures: the demo is
-# recorded near-losslessly, decoded to raw I420, and fed to gst-launch's x264enc with the same settings, paced at
-# the frame rate (clocksync); the cost of reading and pacing those frames alone is subtracted. The other floors
-# are context: videotestsrc's still colour bars, its moving ball, and a scene that changes once a minute.
-# Usage: bash bench/live.sh [WxH] [SECONDS]
+# recorded near-losslessly, decoded to raw I420, and fed to gst-launch's x264enc with pipcompose's settings, paced
+# at the frame rate (clocksync), muxed as pipcompose muxes; the cost of reading and pacing those frames alone is
+# subtracted. Each process is measured over a window after a warm-up (CPU time from /proc at both ends), so
+# start-up (fonts, plugin registry) is not spread over the frames; it is reported on its own line. Rounds run the
+# commands one after the other and alternate, so a slow minute of the machine hits every command.
+# Usage: bash bench/live.sh [WxH] [FPS] [SECONDS] [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SIZE="${1:-1280x720}"; SECS="${2:-20}"; FPS=30
+SIZE="${1:-1280x720}"; FPS="${2:-30}"; SECS="${3:-20}"; ROUNDS="${4:-3}"
+WARM=5
 W="${SIZE%x*}"; H="${SIZE#*x}"
 FRAMES=$((SECS * FPS))
-# The bitrate pipcompose picks for this size (0.09 bit per pixel at 30 fps), used for every peer.
+RUN=$((WARM + SECS + 3))
+# The bitrate pipcompose picks for this size and rate (0.09 bit per pixel), used for every peer.
 BITRATE=$(( W * H * FPS * 9 / 100 / 1000 ))
 X264="tune=zerolatency speed-preset=ultrafast bitrate=$BITRATE key-int-max=$FPS"
+TICK=$(getconf CLK_TCK)
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
-swift build -c release --product pipcompose >/dev/null 2>&1
-BIN="$(swift build -c release --show-bin-path)/pipcompose"
+source bench/lib.sh
+release_binary
 
-# Runs a command, prints "name cpu_seconds wall_seconds".
-measure() {
-    local name="$1"; shift
-    /usr/bin/time -f "%U %S %e" -o "$OUT/time" "$@" >"$OUT/$name.log" 2>&1 || { echo "$name failed:"; tail -5 "$OUT/$name.log"; return 1; }
-    awk -v n="$name" '{ printf "%s %.2f %.2f\n", n, $1 + $2, $3 }' "$OUT/time"
+# CPU ticks (user + system) of a process and all its threads.
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# "comm ticks" for each thread of a process.
+thread_ticks() {
+    for t in /proc/"$1"/task/*/stat; do
+        sed -E 's/^[0-9]+ \((.*)\) (.*)$/\1\t\2/' "$t" 2>/dev/null | awk -F'\t' '{ split($2, f, " "); print $1 "\t" f[12] + f[13] }'
+    done
 }
 
-# The demo's own pictures, near-losslessly, then raw: the input of the fair floor.
-"$BIN" run --no-control --size "$SIZE" --fps $FPS --duration "$SECS" --bitrate 60000 --record "$OUT/ref.mkv" \
+# steady NAME COMMAND...: starts COMMAND, waits WARM s, measures its CPU over SECS s, then ends it.
+# Prints "NAME cpu_seconds"; for pipcompose also the split between its threads.
+steady() {
+    local name="$1"; shift
+    "$@" >"$OUT/$name.log" 2>&1 &
+    local pid=$!
+    sleep "$WARM"
+    if ! kill -0 "$pid" 2>/dev/null; then echo "$name ended early:" >&2; tail -5 "$OUT/$name.log" >&2; return 1; fi
+    local c0 c1
+    c0=$(ticks "$pid"); thread_ticks "$pid" >"$OUT/$name.t0"
+    sleep "$SECS"
+    if ! kill -0 "$pid" 2>/dev/null; then echo "$name ended inside the window:" >&2; tail -5 "$OUT/$name.log" >&2; return 1; fi
+    c1=$(ticks "$pid"); thread_ticks "$pid" >"$OUT/$name.t1"
+    kill -INT "$pid" 2>/dev/null || true
+    wait "$pid" || true
+    awk -v n="$name" -v a="$c0" -v b="$c1" -v t="$TICK" 'BEGIN { printf "%s %.2f\n", n, (b - a) / t }'
+    if [[ "$name" == pipcompose* ]]; then
+        # Thread CPU over the window, grouped: the encoder's streaming threads (x264 included), the frame loop,
+        # everything else.
+        awk -F'\t' -v n="$name" -v t="$TICK" -v f="$FRAMES" '
+            FNR == NR { before[$1] += $2; next } { after[$1] += $2 }
+            END { for (c in after) { d = (after[c] - before[c]) / t
+                    g = (c ~ /^frames/) ? "encoder" : (c == "frame-loop") ? "frame-loop" : "other"; sum[g] += d }
+                  printf "%s-threads encoder %.2f frame-loop %.2f (%.3f ms/frame) other %.2f (%.3f ms/frame)\n", n,
+                         sum["encoder"], sum["frame-loop"], sum["frame-loop"] * 1000 / f, sum["other"], sum["other"] * 1000 / f }' \
+            "$OUT/$name.t0" "$OUT/$name.t1"
+    fi
+}
+
+# The demo's own pictures, near-losslessly, then raw: the input of the fair floor, long enough for the window.
+"$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --bitrate 60000 --record "$OUT/ref.mkv" \
     >"$OUT/ref.log" 2>&1
 ffmpeg -v error -i "$OUT/ref.mkv" -f rawvideo -pix_fmt yuv420p -y "$OUT/ref.yuv"
 RAW="filesrc location=$OUT/ref.yuv ! rawvideoparse width=$W height=$H format=i420 framerate=$FPS/1 ! clocksync"
+MUX="h264parse ! mp4mux fragment-duration=500 ! filesink"
+LIVE="is-live=true num-buffers=$((RUN * FPS))"
+CAPS="video/x-raw,format=I420,width=$W,height=$H,framerate=$FPS/1"
 
-{
-measure same-pictures-x264 gst-launch-1.0 -q $RAW ! x264enc $X264 ! h264parse \
-    ! mp4mux fragment-duration=500 ! filesink location="$OUT/same.mp4"
-measure same-pictures-read gst-launch-1.0 -q $RAW ! fakesink
-measure pipcompose "$BIN" run --no-control --size "$SIZE" --fps $FPS --duration "$SECS" --record "$OUT/pip.mp4"
-measure pipcompose-static "$BIN" run --no-control examples/static-card.yaml --size "$SIZE" --fps $FPS --duration "$SECS" \
-    --record "$OUT/static.mp4"
-measure encoder-floor gst-launch-1.0 -q videotestsrc is-live=true num-buffers=$FRAMES \
-    ! "video/x-raw,format=I420,width=$W,height=$H,framerate=$FPS/1" ! x264enc $X264 ! h264parse \
-    ! mp4mux fragment-duration=500 ! filesink location="$OUT/floor.mp4"
-measure encoder-floor-moving gst-launch-1.0 -q videotestsrc is-live=true pattern=ball num-buffers=$FRAMES \
-    ! "video/x-raw,format=I420,width=$W,height=$H,framerate=$FPS/1" ! x264enc $X264 ! h264parse \
-    ! mp4mux fragment-duration=500 ! filesink location="$OUT/floor-moving.mp4"
-measure gst-clockoverlay gst-launch-1.0 -q videotestsrc is-live=true num-buffers=$FRAMES \
-    ! "video/x-raw,format=I420,width=$W,height=$H,framerate=$FPS/1" \
-    ! clockoverlay font-desc="Noto Sans Bold 48" ! x264enc $X264 ! h264parse \
-    ! mp4mux fragment-duration=500 ! filesink location="$OUT/clock.mp4"
-measure ffmpeg-drawtext ffmpeg -v error -re -f lavfi -i "testsrc2=size=${SIZE}:rate=$FPS" -t "$SECS" \
-    -vf "drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:text='%{localtime}':fontsize=48:fontcolor=white:x=40:y=40" \
-    -c:v libx264 -preset ultrafast -tune zerolatency -b:v ${BITRATE}k -g $FPS -pix_fmt yuv420p -y "$OUT/ff.mp4"
-} | tee "$OUT/results"
+# Start-up: CPU of a run that ends after its first frames.
+/usr/bin/time -f "%U %S" -o "$OUT/startup" "$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration 0.2 \
+    --record "$OUT/startup.mp4" >/dev/null 2>&1
+echo "startup $(awk '{ printf "%.2f", $1 + $2 }' "$OUT/startup")"
 
-echo "frames in pipcompose's file: $(ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of csv=p=0 "$OUT/pip.mp4")"
+for round in $(seq 1 "$ROUNDS"); do
+    echo "round $round"
+    steady same-pictures-x264 gst-launch-1.0 -q $RAW ! x264enc $X264 ! $MUX location="$OUT/same.mp4"
+    steady same-pictures-read gst-launch-1.0 -q $RAW ! fakesink
+    steady pipcompose "$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --record "$OUT/pip.mp4"
+    steady gst-clockoverlay gst-launch-1.0 -q videotestsrc $LIVE ! "$CAPS" \
+        ! clockoverlay font-desc="Noto Sans Bold 48" ! x264enc $X264 ! $MUX location="$OUT/clock.mp4"
+    steady ffmpeg-drawtext ffmpeg -v error -re -f lavfi -i "testsrc2=size=${SIZE}:rate=$FPS" -t "$RUN" \
+        -vf "drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:text='%{localtime}':fontsize=48:fontcolor=white:x=40:y=40" \
+        -c:v libx264 -preset ultrafast -tune zerolatency -b:v ${BITRATE}k -g "$FPS" -pix_fmt yuv420p -y "$OUT/ff.mp4"
+    steady colour-bars-x264 gst-launch-1.0 -q videotestsrc $LIVE ! "$CAPS" ! x264enc $X264 ! $MUX location="$OUT/bars.mp4"
+done | tee "$OUT/results"
+
 grep "^stopped" "$OUT/pipcompose.log" || true
-awk -v frames="$FRAMES" '$1 == "encoder-floor" { floor = $2 } { cpu[$1] = $2; order[NR] = $1 }
-     END { fair = cpu["same-pictures-x264"] - cpu["same-pictures-read"]
-           printf "%-20s %10s %8s %10s\n", "run", "cpu s", "x floor", "x fair"
-           for (i = 1; i <= NR; i++) printf "%-20s %10.2f %8.2f %10.2f\n", order[i], cpu[order[i]], cpu[order[i]] / floor, cpu[order[i]] / fair
-           printf "fair floor (x264 on the same pictures, reading and pacing subtracted): %.2f cpu s\n", fair
-           printf "pipcompose beyond the fair floor: %.2f cpu s, %.3f ms per frame (ratio %.2f)\n", cpu["pipcompose"] - fair,
-                  (cpu["pipcompose"] - fair) * 1000 / frames, cpu["pipcompose"] / fair }' "$OUT/results"
+echo
+echo "$SIZE@$FPS, window ${SECS} s ($FRAMES frames) after ${WARM} s, $ROUNDS rounds"
+awk -v frames="$FRAMES" '
+    /^round/ { r = $2; next }
+    $1 ~ /-threads$/ { next }
+    { cpu[r, $1] = $2; if (!($1 in seen)) { seen[$1] = 1; names[++n] = $1 } }
+    END {
+        printf "%-20s", "run"; for (i = 1; i <= r; i++) printf " %9s", "round " i; printf " %9s %9s\n", "x fair min", "x fair max"
+        for (k = 1; k <= n; k++) {
+            name = names[k]; printf "%-20s", name; lo = 1e9; hi = 0
+            for (i = 1; i <= r; i++) {
+                fair = cpu[i, "same-pictures-x264"] - cpu[i, "same-pictures-read"]
+                printf " %9.2f", cpu[i, name]; x = cpu[i, name] / fair; if (x < lo) lo = x; if (x > hi) hi = x
+            }
+            printf " %9.2f %9.2f\n", lo, hi
+        }
+        lo = 1e9; hi = -1e9
+        for (i = 1; i <= r; i++) {
+            fair = cpu[i, "same-pictures-x264"] - cpu[i, "same-pictures-read"]
+            ms = (cpu[i, "pipcompose"] - fair) * 1000 / frames
+            printf "round %d: fair floor %.2f cpu s; pipcompose %.2f; beyond the floor %.3f ms/frame (ratio %.3f)\n",
+                   i, fair, cpu[i, "pipcompose"], ms, cpu[i, "pipcompose"] / fair
+            if (ms < lo) lo = ms; if (ms > hi) hi = ms
+        }
+        printf "pipcompose beyond the fair floor: %.3f to %.3f ms per frame over %d rounds\n", lo, hi, r
+    }' "$OUT/results"
+grep -- "-threads" "$OUT/results" | sed 's/^/threads: /'

@@ -5,18 +5,20 @@ import Foundation
 // Render cost of a scene per frame: full redraw, the usual changed-region redraw, and what the live frame loop
 // does per frame ("produce": changed regions drawn and converted to I420 in pooled buffers, which are released
 // as an encoder would release them).
-// Usage: RenderBench [--frames N] [--size WxH ...] [SCENE]
+// Usage: RenderBench [--frames N] [--size WxH ...] [--mode produce|full|changed|convert] [SCENE]
 // Prints one line per size and mode: mean, p50, p99 milliseconds per frame, and a JSON line for scripts.
 
 var frames = 300
 var sizes: [PixelSize] = []
 var scenePath: String?
+var modes = ["produce", "full", "changed"]
 var args = Array(CommandLine.arguments.dropFirst())
 while !args.isEmpty {
     let a = args.removeFirst()
     switch a {
     case "--frames": frames = Int(args.removeFirst()) ?? frames
     case "--size": sizes.append(try RenderSize.parse(args.removeFirst()))
+    case "--mode": modes = [args.removeFirst()]
     default: scenePath = a
     }
 }
@@ -29,7 +31,7 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 
 /// Drawing and conversion of `frames` frames as the live loop does them, in pooled I420 buffers kept by a short
 /// queue (an encoder holds a few frames).
-@MainActor func produce(size: PixelSize) throws -> (times: [Double], drawn: Int) {
+@MainActor func produce(size: PixelSize) throws -> (times: [Double], drawn: Int, converted: Double) {
     let renderer = Renderer(scene: scene, size: size)
     let producer = try FrameProducer(size: size, fps: scene.fps)
     let start = Date(timeIntervalSince1970: 1_772_600_767)
@@ -48,18 +50,50 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
             if wasDrawn { drawn += 1 }
         }
     }
-    return (times, drawn)
+    let share = Double(producer.convertedPixels) / Double(frames + 30) / Double(size.width * size.height) * 100
+    return (times, drawn, share)
+}
+
+/// Nanoseconds per pixel of BGRx → I420 over whole frames, vectorized and one block at a time.
+func convertCost(size: PixelSize, simd: Bool) -> Double {
+    let w = size.width, h = size.height
+    var bgrx = [UInt8](repeating: 0, count: w * h * 4)
+    for i in bgrx.indices { bgrx[i] = UInt8(truncatingIfNeeded: i &* 2654435761 >> 7) }
+    var y = [UInt8](repeating: 0, count: w * h), u = [UInt8](repeating: 0, count: w * h / 4), v = u
+    var best = Double.infinity
+    for _ in 0..<20 {
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        y.withUnsafeMutableBufferPointer { py in u.withUnsafeMutableBufferPointer { pu in v.withUnsafeMutableBufferPointer { pv in
+            bgrx.withUnsafeBufferPointer { src in
+                let planes = I420Converter.Planes(y: py.baseAddress!, yStride: w, u: pu.baseAddress!, uStride: w / 2,
+                                                  v: pv.baseAddress!, vStride: w / 2)
+                if simd {
+                    I420Converter.convert(bgrx: src.baseAddress!, stride: w * 4, into: planes, rect: (0, 0, w, h))
+                } else {
+                    I420Converter.convertScalar(bgrx: src.baseAddress!, stride: w * 4, into: planes, rect: (0, 0, w, h))
+                }
+            }
+        } } }
+        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - t0))
+    }
+    return best / Double(w * h)
 }
 
 for size in sizes {
-    let (times, drawn) = try produce(size: size)
+  if modes.contains("convert") {
+    print(String(format: "%@ convert %.3f ns/pixel (SIMD), %.3f ns/pixel (scalar), best of 20 whole frames",
+                 size.description, convertCost(size: size, simd: true), convertCost(size: size, simd: false)))
+  }
+  if modes.contains("produce") {
+    let (times, drawn, converted) = try produce(size: size)
     let sorted = times.sorted()
     let mean = times.reduce(0, +) / Double(times.count)
-    print(String(format: "%@ produce mean %.3f ms  p50 %.3f ms  p99 %.3f ms  drawn %d of %d frames",
-                 size.description, mean, percentile(sorted, 0.5), percentile(sorted, 0.99), drawn, times.count))
+    print(String(format: "%@ produce mean %.3f ms  p50 %.3f ms  p99 %.3f ms  drawn %d of %d frames, converted %.0f%% of the picture",
+                 size.description, mean, percentile(sorted, 0.5), percentile(sorted, 0.99), drawn, times.count, converted))
     print(String(format: "JSON {\"size\":\"%@\",\"mode\":\"produce\",\"mean_ms\":%.4f,\"p50_ms\":%.4f,\"p99_ms\":%.4f}",
                  size.description, mean, percentile(sorted, 0.5), percentile(sorted, 0.99)))
-    for mode in ["full", "changed"] {
+  }
+    for mode in ["full", "changed"] where modes.contains(mode) {
         let renderer = Renderer(scene: scene, size: size)
         let surface = try ImageSurface(width: size.width, height: size.height)
         let canvas = Canvas(surface: surface)

@@ -116,6 +116,27 @@ public final class Canvas {
         }
     }
 
+    /// Copies `rect` of `image` (same size as this canvas) to the same place, replacing what is there: a
+    /// plain pixel copy, how a cached background is put back under a widget that moved.
+    public func copy(_ rect: Rect, from image: ImageSurface) {
+        withState {
+            cairo_set_operator(pointer, CAIRO_OPERATOR_SOURCE)
+            cairo_set_source_surface(pointer, image.pointer, 0, 0)
+            cairo_rectangle(pointer, rect.x, rect.y, rect.width, rect.height)
+            cairo_fill(pointer)
+        }
+    }
+
+    /// Blends `image` (premultiplied) over the canvas with its top-left at whole pixel `at`, inside `rect`:
+    /// no scaling, so no filtering, only Cairo's plain "over".
+    public func composite(_ image: ImageSurface, at origin: (x: Int, y: Int), in rect: Rect) {
+        withState {
+            cairo_set_source_surface(pointer, image.pointer, Double(origin.x), Double(origin.y))
+            cairo_rectangle(pointer, rect.x, rect.y, rect.width, rect.height)
+            cairo_fill(pointer)
+        }
+    }
+
     /// Draws another surface scaled into `dest`, clipped to `clip`.
     public func draw(_ image: ImageSurface, in dest: Rect, clip clipRect: Rect) {
         guard image.width > 0, image.height > 0, !dest.isEmpty else { return }

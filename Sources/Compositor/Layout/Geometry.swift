@@ -44,6 +44,13 @@ public struct Rect: Equatable, Sendable, CustomStringConvertible {
             && other.maxX <= maxX + tolerance && other.maxY <= maxY + tolerance
     }
 
+    /// The area both share, nil when they do not overlap.
+    public func intersection(_ other: Rect) -> Rect? {
+        let x0 = Swift.max(minX, other.minX), y0 = Swift.max(minY, other.minY)
+        let x1 = Swift.min(maxX, other.maxX), y1 = Swift.min(maxY, other.maxY)
+        return x1 > x0 && y1 > y0 ? Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+    }
+
     public func union(_ other: Rect) -> Rect {
         if isEmpty { return other }
         if other.isEmpty { return self }

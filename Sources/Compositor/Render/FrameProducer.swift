@@ -18,6 +18,8 @@ public final class FrameProducer {
     private var forgottenUpTo: Int64 = -1
     private var held: [Int: Int64] = [:]
     private var last: UnsafeMutablePointer<GstBuffer>?
+    /// Pixels converted to I420 so far: what the damage tracking saved shows against frames × picture size.
+    public private(set) var convertedPixels: UInt64 = 0
 
     public init(size: PixelSize, fps: Int) throws {
         self.size = size
@@ -68,6 +70,7 @@ public final class FrameProducer {
             for r in rects {
                 if let a = I420Converter.aligned(r, width: size.width, height: size.height) {
                     I420Converter.convert(bgrx: bgrx, stride: stride, into: planes, rect: a)
+                    convertedPixels += UInt64((a.x1 - a.x0) * (a.y1 - a.y0))
                 }
             }
             if held.count > 64 { held = [:] }

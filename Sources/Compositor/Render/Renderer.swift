@@ -11,6 +11,9 @@ public final class Renderer {
     public private(set) var layout: DockLayout.Result
     private let engine = TextEngine()
     private var backgroundPicture: Picture?
+    /// A gradient or image background drawn once per size: putting it back under a widget is then a copy,
+    /// not a gradient computed again for every pixel of every frame (a third of the ticker's cost).
+    private var backgroundCache: ImageSurface?
     /// What each target (a canvas, or a pooled buffer's memory) shows: widget id → appearance drawn there.
     /// A target with no entry gets a full redraw.
     private var shown: [Int: [String: AnyHashable]] = [:]
@@ -38,6 +41,7 @@ public final class Renderer {
     /// The render-size callback: every widget re-lays for the new size and the next frame is drawn whole.
     public func resize(to newSize: PixelSize) {
         size = newSize
+        backgroundCache = nil
         relayout()
     }
 
@@ -105,6 +109,23 @@ public final class Renderer {
     }
 
     private func drawBackground(on canvas: Canvas, in rect: Rect) {
+        if case .color(let c) = scene.background {
+            canvas.paint(rect, c.withAlpha(1))
+            return
+        }
+        if backgroundCache == nil, let cache = try? ImageSurface(width: size.width, height: size.height) {
+            paintBackground(on: Canvas(surface: cache), in: size.rect)
+            cache.flush()
+            backgroundCache = cache
+        }
+        if let backgroundCache {
+            canvas.copy(rect, from: backgroundCache)
+        } else {
+            paintBackground(on: canvas, in: rect)
+        }
+    }
+
+    private func paintBackground(on canvas: Canvas, in rect: Rect) {
         let whole = size.rect
         canvas.withState {
             canvas.clip(to: rect)

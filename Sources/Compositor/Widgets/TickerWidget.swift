@@ -26,6 +26,8 @@ public final class TickerWidget: WidgetBase, Widget {
     private var segments: [Segment]
     private var engine: TextEngine?
     private var layouts: [[String]: TextLayout] = [:]
+    /// Each loop drawn once, copied into place every frame.
+    private var strips: [[String]: TextStrip] = [:]
     private var fontSize = 10.0
     private var textY = 0.0
     private var placedOnce = false
@@ -81,10 +83,20 @@ public final class TickerWidget: WidgetBase, Widget {
         return l
     }
 
+    private func stripFor(_ items: [String], _ layout: TextLayout) -> TextStrip? {
+        if let s = strips[items] { return s }
+        guard let s = try? TextStrip(layout: layout, color: style.color) else { return nil }
+        // Loops that scrolled away are not drawn again: keep the ones still on screen.
+        if strips.count >= 4 { strips = strips.filter { key, _ in segments.contains { $0.items == key } } }
+        strips[items] = s
+        return s
+    }
+
     public func layout(box: Rect, frame: PixelSize, engine: TextEngine) {
         place(box: box, frame: frame)
         self.engine = engine
         layouts = [:]
+        strips = [:]
         // Type fills most of the band: one line, never wrapped.
         let sample = TextLayout(engine: engine, text: "Ag漢字", font: style.font, pixelSize: 100)
         let fromBox = content.height / (sample.height / 100)
@@ -119,7 +131,11 @@ public final class TickerWidget: WidgetBase, Widget {
                     if p >= d { break }
                     if let end = seg.end, p >= end - 1e-6 { break }
                     let x = content.maxX - (d - p) * scale
-                    layout.draw(on: canvas, x: x, y: textY, color: style.color)
+                    if let strip = stripFor(seg.items, layout) {
+                        strip.draw(on: canvas, x: x, y: textY, clip: content)
+                    } else {
+                        layout.draw(on: canvas, x: x, y: textY, color: style.color)
+                    }
                     k += 1
                 }
             }
