@@ -14,13 +14,14 @@ public final class Renderer {
     /// A gradient or image background drawn once per size: putting it back under a widget is then a copy,
     /// not a gradient computed again for every pixel of every frame (a third of the ticker's cost).
     private var backgroundCache: ImageSurface?
-    /// What each target (a canvas, or a pooled buffer's memory) shows: widget id → appearance drawn there.
-    /// A target with no entry gets a full redraw.
-    private var shown: [Int: [String: AnyHashable]] = [:]
-    /// The appearance of every widget in the last frame rendered, on any target.
-    private var lastFrame: [String: AnyHashable]?
-    /// The key of the default target, for callers that draw onto one canvas again and again.
-    public static let defaultTarget = 0
+    /// The appearance of each widget (by index) on the canvas, as last drawn; nil before the first frame and after
+    /// a layout, when the next frame is drawn whole.
+    private var shown: [Appearance]?
+    /// Each widget's box, by index (nil: hidden at this size).
+    private var boxes: [Rect?] = []
+    /// The appearances `isUnchanged` computed, used by the `render` that follows for the same moment (they build
+    /// strings and arrays: computing them twice a frame was measurable at 30 frames a second).
+    private var looks: (time: FrameTime, values: [Appearance])?
 
     /// - Parameter warn: receives problems that do not stop rendering (missing image or font).
     public init(scene: Scene, size: PixelSize? = nil, warn: @escaping (String) -> Void = { _ in }) {
@@ -48,62 +49,62 @@ public final class Renderer {
     private func relayout() {
         let items = zip(scene.widgets, widgets).map { DockLayout.Item(id: $1.id, placement: $0.placement) }
         layout = DockLayout.solve(items, size: size, spacing: scene.spacing)
+        boxes = widgets.map { layout.boxes[$0.id] }
         for w in widgets {
             if let box = layout.boxes[w.id] { w.layout(box: box, frame: size, engine: engine) }
         }
         invalidate()
     }
 
-    /// Forgets what every target shows: the next frame on each is drawn whole.
+    /// Forgets what the canvas shows: the next frame is drawn whole.
     public func invalidate() {
-        shown = [:]
-        lastFrame = nil
+        shown = nil
+        looks = nil
+    }
+
+    private func appearances(at time: FrameTime) -> [Appearance] {
+        widgets.indices.map { i in boxes[i] == nil ? .hidden : widgets[i].appearance(at: time) }
     }
 
     /// True when the frame at `time` would look exactly like the last frame rendered, so the caller can send
     /// that frame again instead of drawing.
     public func isUnchanged(at time: FrameTime) -> Bool {
-        guard let lastFrame else { return false }
-        for w in widgets where layout.boxes[w.id] != nil {
-            if lastFrame[w.id] != w.appearance(at: time) { return false }
-        }
-        return true
+        guard let shown else { return false }
+        let now = appearances(at: time)
+        looks = (time, now)
+        return now == shown
     }
 
-    /// Draws the frame at `time` onto `canvas`. `target` names the memory behind the canvas (a pooled
-    /// buffer): only widgets whose appearance differs from what that memory last showed are redrawn, each
-    /// over its own patch of background. Returns the regions redrawn (empty when nothing changed).
+    /// Draws the frame at `time` onto `canvas`, which must be the canvas of the previous frames: only widgets
+    /// whose appearance changed are redrawn, each over its own patch of background. Returns the regions redrawn
+    /// (empty when nothing changed).
     @discardableResult
-    public func render(on canvas: Canvas, at time: FrameTime, target: Int = Renderer.defaultTarget) -> [Rect] {
+    public func render(on canvas: Canvas, at time: FrameTime) -> [Rect] {
         var damage: [Rect] = []
-        let previous = shown[target]
-        let full = previous == nil
-        if full {
+        let previous = shown
+        let now = looks.flatMap { $0.time == time ? $0.values : nil } ?? appearances(at: time)
+        looks = nil
+        if previous == nil {
             drawBackground(on: canvas, in: size.rect)
             damage.append(size.rect)
         }
-        var now: [String: AnyHashable] = [:]
-        for w in widgets {
-            guard let box = layout.boxes[w.id] else { continue }
-            let look = w.appearance(at: time)
-            now[w.id] = look
-            if !full && previous?[w.id] == look { continue }
+        for (i, w) in widgets.enumerated() {
+            guard let box = boxes[i] else { continue }
+            let look = now[i]
+            if let previous, previous[i] == look { continue }
             // Only the part that changed, when the widget can tell (clipped drawing skips the rest).
             var region = box.integral
-            if !full, let old = previous?[w.id], let part = w.changedRegion(from: old, to: look) {
+            if let old = previous?[i], let part = w.changedRegion(from: old, to: look) {
                 region = part.integral
             }
             canvas.withState {
                 canvas.clip(to: region)
-                if !full { drawBackground(on: canvas, in: region) }
+                if previous != nil { drawBackground(on: canvas, in: region) }
                 w.draw(on: canvas, at: time)
             }
-            if !full { damage.append(region) }
+            if previous != nil { damage.append(region) }
         }
-        // Pools recycle a handful of buffers; a stale key (a freed buffer) costs only a full redraw.
-        if shown[target] == nil && shown.count >= 32 { shown = [:] }
-        shown[target] = now
-        lastFrame = now
+        shown = now
         canvas.surface.flush()
         return damage
     }

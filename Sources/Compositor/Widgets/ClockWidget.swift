@@ -147,8 +147,8 @@ public final class ClockWidget: WidgetBase, Widget {
         }
     }
 
-    public func appearance(at time: FrameTime) -> AnyHashable {
+    public func appearance(at time: FrameTime) -> Appearance {
         let (timeLine, dateLine) = texts(at: time.wall)
-        return AnyHashable([timeLine, dateLine ?? "", String(version)])
+        return Appearance(Int64(version), text: timeLine, detail: dateLine ?? "")
     }
 }

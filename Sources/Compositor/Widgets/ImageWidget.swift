@@ -44,5 +44,5 @@ public final class ImageWidget: WidgetBase, Widget {
         else { canvas.placeholder(content, style.secondaryColor) }
     }
 
-    public func appearance(at time: FrameTime) -> AnyHashable { AnyHashable(version) }
+    public func appearance(at time: FrameTime) -> Appearance { Appearance(Int64(version)) }
 }

@@ -247,17 +247,19 @@ public final class NowPlayingWidget: WidgetBase, Widget {
 
     /// When only the position moved, only the progress row is redrawn (the bar grows a pixel a few times a
     /// second; the title and artwork stay).
-    public func changedRegion(from old: AnyHashable, to new: AnyHashable) -> Rect? {
-        guard let a = old.base as? [String], let b = new.base as? [String], a.count == 5, b.count == 5,
-              a[3] == b[3], a[4] == b[4], let row = lineBoxes.first(where: { $0.0 == .progress })?.1 else { return nil }
+    /// Only the progress row, while the rest (playing or paused, the texts and artwork) stays.
+    public func changedRegion(from old: Appearance, to new: Appearance) -> Rect? {
+        guard old.d == new.d, let row = lineBoxes.first(where: { $0.0 == .progress })?.1 else { return nil }
         return row
     }
 
-    public func appearance(at time: FrameTime) -> AnyHashable {
+    public func appearance(at time: FrameTime) -> Appearance {
         let pos = position(at: time.media)
         let barPixels = barTrack.map { filledPixels($0, position: pos) } ?? 0
-        // The texts themselves: elapsed and remaining time change at different instants.
-        return AnyHashable([Self.clock(pos), Self.clock(max(0, config.duration - pos)), String(Int(barPixels)),
-                            config.playing && !time.paused ? "1" : "0", String(version)])
+        // The whole seconds the two time texts show (elapsed and remaining change at different instants), the
+        // bar's filled pixels, and in `d` what changes more than the progress row: the version and the glyph.
+        let playing: Int64 = config.playing && !time.paused ? 1 : 0
+        return Appearance(Int64(max(0, pos).rounded(.down)), Int64(max(0, config.duration - pos).rounded(.down)),
+                          Int64(barPixels), Int64(version) * 2 + playing)
     }
 }

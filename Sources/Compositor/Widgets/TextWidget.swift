@@ -93,5 +93,5 @@ public final class TextWidget: WidgetBase, Widget {
         }
     }
 
-    public func appearance(at time: FrameTime) -> AnyHashable { AnyHashable([String(version), resolved(at: time)]) }
+    public func appearance(at time: FrameTime) -> Appearance { Appearance(Int64(version), text: resolved(at: time)) }
 }

@@ -148,8 +148,8 @@ public final class TickerWidget: WidgetBase, Widget {
         }
     }
 
-    public func appearance(at time: FrameTime) -> AnyHashable {
+    public func appearance(at time: FrameTime) -> Appearance {
         // Quarter-pixel steps: a moving ticker changes every frame, a paused one never.
-        AnyHashable([(distance(at: time.media) * 4).rounded(), Double(version)])
+        Appearance(Int64((distance(at: time.media) * 4).rounded()), Int64(version))
     }
 }

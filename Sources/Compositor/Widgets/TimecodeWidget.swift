@@ -58,7 +58,7 @@ public final class TimecodeWidget: WidgetBase, Widget {
         l.draw(on: canvas, x: textBox.x, y: textBox.y + (textBox.height - l.height) / 2, color: .white)
     }
 
-    public func appearance(at time: FrameTime) -> AnyHashable {
-        AnyHashable([time.frame, Int64((time.wall.timeIntervalSince1970 * 1000).rounded(.down))])
+    public func appearance(at time: FrameTime) -> Appearance {
+        Appearance(time.frame, Int64((time.wall.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 }

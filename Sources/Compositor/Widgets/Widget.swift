@@ -14,15 +14,15 @@ public protocol Widget: AnyObject {
     /// Draws the widget as it looks at `time`, inside `box` only.
     func draw(on canvas: Canvas, at time: FrameTime)
     /// A value that changes exactly when the widget's pixels change.
-    func appearance(at time: FrameTime) -> AnyHashable
+    func appearance(at time: FrameTime) -> Appearance
     /// Where text sits after the last layout, in pixels: each laid-out run's logical box.
     var textBoxes: [Rect] { get }
     /// The part of the box that differs between two appearances; nil means the whole box.
-    func changedRegion(from old: AnyHashable, to new: AnyHashable) -> Rect?
+    func changedRegion(from old: Appearance, to new: Appearance) -> Rect?
 }
 
 extension Widget {
-    public func changedRegion(from old: AnyHashable, to new: AnyHashable) -> Rect? { nil }
+    public func changedRegion(from old: Appearance, to new: Appearance) -> Rect? { nil }
 }
 
 /// What all widgets share: the id, the style, the box, the panel behind the content and the padding.
