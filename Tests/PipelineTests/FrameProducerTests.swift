@@ -17,7 +17,10 @@ import TestSupport
         }
     }
 
-    @Test func everyFrameEqualsAFullConversionOfAFullRedraw() throws {
+    /// Holding 3 buffers makes the pool rotate (each buffer several frames old); holding none lets the producer
+    /// draw into the previous frame's buffer again, as it does live.
+    @Test(arguments: [3, 0])
+    func everyFrameEqualsAFullConversionOfAFullRedraw(holding: Int) throws {
         let size = PixelSize(width: 640, height: 360)
         let scene = DemoScene.load()
         let live = Renderer(scene: scene, size: size)
@@ -27,7 +30,7 @@ import TestSupport
         var held: [UnsafeMutablePointer<GstBuffer>] = []
         defer { held.forEach { gst_buffer_unref($0) } }
         var drawnFrames = 0
-        // 90 frames with pauses (same scene time) in between, holding a few buffers so the pool rotates.
+        // 90 frames with pauses (same scene time) in between.
         for f in 0..<90 {
             let media = f % 20 < 15 ? Double(f) / 30 : 0.5
             let time = FrameTime(frame: Int64(f), media: media, wall: start + Double(f) / 30)
@@ -50,7 +53,7 @@ import TestSupport
             #expect(differing == 0, "frame \(f) drawn=\(drawn): \(differing) bytes differ at \(places)")
             gst_buffer_unref(refBuffer)
             held.append(buffer)
-            if held.count > 3 { gst_buffer_unref(held.removeFirst()) }
+            if held.count > holding { gst_buffer_unref(held.removeFirst()) }
         }
         #expect(drawnFrames < 90, "paused stretches should repeat the previous buffer")
     }

@@ -11,14 +11,38 @@ import Testing
         #expect(first == [PixelSize(width: 1280, height: 720).rect])
         // Same instant again: nothing changed, nothing drawn.
         #expect(renderer.render(on: canvas, at: time(0.2)).isEmpty)
-        // One frame later within the same second: only the ticker moved.
+        // One frame later within the same second: only the ticker's text moved (its panel's padding did not).
         let next = renderer.render(on: canvas, at: time(0.2 + 1 / 30.0, wall: fixedWall + 0.033))
-        #expect(next == [renderer.layout.boxes["memo"]!.integral])
+        let memo = try #require(renderer.widget(id: "memo") as? TickerWidget)
+        #expect(next == [memo.content.integral])
         // The partial redraw leaves exactly the pixels a full redraw would.
         let full = try renderer.snapshot(at: time(0.2 + 1 / 30.0, wall: fixedWall + 0.033))
         let all = PixelSize(width: 1280, height: 720).rect
         let diff = difference(full, surface, in: all)
         #expect(diff.count == 0, "differs in \(String(describing: diff.bounds))")
+    }
+
+    /// A ticker over a plain band (the demo: a panel over a top-to-bottom gradient) is copied into place each
+    /// frame from strips blended over the band once; over a diagonal gradient (the info panel) the band differs
+    /// along each row, and the ticker blends its text over it every frame. Either way, frame after frame, the
+    /// picture is what a full redraw gives.
+    @Test(arguments: [("demo", true), ("info-panel.yaml", false)])
+    func aScrollingTickerLeavesThePixelsOfAFullRedraw(scene name: String, plainBand: Bool) throws {
+        let scene = name == "demo" ? DemoScene.load() : try SceneLoader.load(path: examplesDir + "/" + name)
+        let size = PixelSize(width: 960, height: 540)
+        let renderer = Renderer(scene: scene, size: size)
+        let reference = Renderer(scene: scene, size: size)
+        let surface = try ImageSurface(width: size.width, height: size.height)
+        let canvas = Canvas(surface: surface)
+        let ticker = try #require(renderer.widgets.first { $0 is TickerWidget } as? TickerWidget)
+        for f in 0..<40 {
+            let t = time(Double(f) / 30, wall: fixedWall + Double(f) / 30, frame: Int64(f))
+            renderer.render(on: canvas, at: t)
+            if f > 0 { #expect(ticker.paintsOpaquely(ticker.content, at: t) == plainBand) }
+            let full = try reference.snapshot(at: t)
+            let diff = difference(full, surface, in: size.rect)
+            #expect(diff.count == 0, "frame \(f) differs in \(String(describing: diff.bounds))")
+        }
     }
 
     @Test func resizeReLaysOutAndRedrawsWhole() throws {

@@ -5,13 +5,15 @@ import Foundation
 // Render cost of a scene per frame: full redraw, the usual changed-region redraw, and what the live frame loop
 // does per frame ("produce": changed regions drawn and converted to I420 in pooled buffers, which are released
 // as an encoder would release them).
-// Usage: RenderBench [--frames N] [--size WxH ...] [--mode produce|full|changed|convert] [SCENE]
+// Usage: RenderBench [--frames N] [--size WxH ...] [--mode produce|full|changed|convert] [--paced] [SCENE]
 // Prints one line per size and mode: mean, p50, p99 milliseconds per frame, and a JSON line for scripts.
 
 var frames = 300
 var sizes: [PixelSize] = []
 var scenePath: String?
 var modes = ["produce", "full", "changed"]
+/// Produce one frame per frame interval, as the live loop does (caches go cold in between), not back to back.
+var paced = false
 var args = Array(CommandLine.arguments.dropFirst())
 while !args.isEmpty {
     let a = args.removeFirst()
@@ -19,6 +21,7 @@ while !args.isEmpty {
     case "--frames": frames = Int(args.removeFirst()) ?? frames
     case "--size": sizes.append(try RenderSize.parse(args.removeFirst()))
     case "--mode": modes = [args.removeFirst()]
+    case "--paced": paced = true
     default: scenePath = a
     }
 }
@@ -29,8 +32,8 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
 
-/// Drawing and conversion of `frames` frames as the live loop does them, in pooled I420 buffers kept by a short
-/// queue (an encoder holds a few frames).
+/// Drawing and conversion of `frames` frames as the live loop does them, into I420 buffers that are released
+/// before the next frame (x264 with tune=zerolatency is done with a frame before the next one comes).
 @MainActor func produce(size: PixelSize) throws -> (times: [Double], drawn: Int, converted: Double) {
     let renderer = Renderer(scene: scene, size: size)
     let producer = try FrameProducer(size: size, fps: scene.fps)
@@ -40,11 +43,12 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
     var drawn = 0
     for f in 0..<(frames + 30) {
         let t = Double(f) / Double(scene.fps)
+        if paced { usleep(UInt32(1_000_000 / scene.fps)) }
         let t0 = DispatchTime.now().uptimeNanoseconds
         let (buffer, wasDrawn) = try producer.produce(renderer, at: FrameTime(frame: Int64(f), media: t, wall: start + t))
         let t1 = DispatchTime.now().uptimeNanoseconds
         held.append(buffer)
-        if held.count > 2 { gst_buffer_unref(held.removeFirst()) }
+        if held.count > 0 { gst_buffer_unref(held.removeFirst()) }
         if f >= 30 {
             times.append(Double(t1 - t0) / 1e6)
             if wasDrawn { drawn += 1 }

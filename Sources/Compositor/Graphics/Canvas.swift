@@ -119,12 +119,24 @@ public final class Canvas {
     /// Copies `rect` of `image` (same size as this canvas) to the same place, replacing what is there: a
     /// plain pixel copy, how a cached background is put back under a widget that moved.
     public func copy(_ rect: Rect, from image: ImageSurface) {
+        copy(image, at: (0, 0), in: rect)
+    }
+
+    /// Copies `image`, its top-left at whole pixel `origin`, into `rect`, replacing what is there.
+    public func copy(_ image: ImageSurface, at origin: (x: Int, y: Int), in rect: Rect) {
         withState {
             cairo_set_operator(pointer, CAIRO_OPERATOR_SOURCE)
-            cairo_set_source_surface(pointer, image.pointer, 0, 0)
+            cairo_set_source_surface(pointer, image.pointer, Double(origin.x), Double(origin.y))
             cairo_rectangle(pointer, rect.x, rect.y, rect.width, rect.height)
             cairo_fill(pointer)
         }
+    }
+
+    /// The part of the canvas drawing can reach now (the clip), in pixels.
+    public var clipExtents: Rect {
+        var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
+        cairo_clip_extents(pointer, &x0, &y0, &x1, &y1)
+        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
     /// Blends `image` (premultiplied) over the canvas with its top-left at whole pixel `at`, inside `rect`:

@@ -13,6 +13,8 @@ public final class TextStrip {
     let origin: (x: Int, y: Int)
     let width: Int
     let height: Int
+    /// Opaque tiles replace what is below them; transparent ones blend over it.
+    public let isOpaque: Bool
     private var tiles: [ImageSurface] = []
 
     public init(layout: TextLayout, color: Color) throws {
@@ -24,6 +26,7 @@ public final class TextStrip {
         origin = (left, top)
         width = max(1, right - left)
         height = max(1, bottom - top)
+        isOpaque = false
         var x = 0
         while x < width {
             let tile = try ImageSurface(width: min(Self.tileWidth, width - x), height: height, format: .argb32)
@@ -35,6 +38,34 @@ public final class TextStrip {
         }
     }
 
+    /// This strip blended once over rows of one colour each (`rowColor(row)`, row 0 being the strip's top), as
+    /// opaque tiles: where the text scrolls over a plain band, a frame is one copy instead of putting the band back
+    /// and blending the text over it.
+    public func opaque(rowColor: (Int) -> Color) throws -> TextStrip { try TextStrip(opaqueOver: self, rowColor: rowColor) }
+
+    private init(opaqueOver strip: TextStrip, rowColor: (Int) -> Color) throws {
+        origin = strip.origin
+        width = strip.width
+        height = strip.height
+        isOpaque = true
+        for source in strip.tiles {
+            let tile = try ImageSurface(width: source.width, height: source.height)
+            let canvas = Canvas(surface: tile)
+            for row in 0..<height {
+                canvas.paint(Rect(x: 0, y: Double(row), width: Double(source.width), height: 1), rowColor(row))
+            }
+            canvas.composite(source, at: (0, 0), in: Rect(x: 0, y: 0, width: Double(source.width), height: Double(height)))
+            tile.flush()
+            tiles.append(tile)
+        }
+    }
+
+    /// The span of pixels the line covers when drawn at `x` (rounded as `draw` rounds).
+    public func span(x: Double) -> (from: Int, to: Int) {
+        let left = Int(x.rounded()) + origin.x
+        return (left, left + width)
+    }
+
     /// Draws the line with the layout's draw origin at (`x`, `y`), rounded to whole pixels, inside `clip`.
     public func draw(on canvas: Canvas, x: Double, y: Double, clip: Rect) {
         let left = Int(x.rounded()) + origin.x, top = Int(y.rounded()) + origin.y
@@ -42,7 +73,7 @@ public final class TextStrip {
             let tx = left + i * Self.tileWidth
             let r = Rect(x: Double(tx), y: Double(top), width: Double(tile.width), height: Double(tile.height))
             guard let visible = r.intersection(clip) else { continue }
-            canvas.composite(tile, at: (tx, top), in: visible)
+            if isOpaque { canvas.copy(tile, at: (tx, top), in: visible) } else { canvas.composite(tile, at: (tx, top), in: visible) }
         }
     }
 }

@@ -45,6 +45,19 @@ public final class FrameProducer {
         return out
     }
 
+    /// The previous frame's buffer, when nobody else holds it or its memory any more (the encoder is done with
+    /// it): drawing into it converts only this frame's changes, and the same memory, still in cache, serves frame
+    /// after frame. A pool rotates its buffers, so each one is several frames old and cold.
+    private func takeReusableLast() -> UnsafeMutablePointer<GstBuffer>? {
+        guard let buffer = last else { return nil }
+        let object = UnsafeMutableRawPointer(buffer).assumingMemoryBound(to: GstMiniObject.self)
+        guard gst_mini_object_is_writable(object) != 0, gst_buffer_is_all_memory_writable(buffer) != 0 else { return nil }
+        last = nil
+        // A new frame: no flag of the old one (a DISCONT, a marker) carries over.
+        buffer.pointee.mini_object.flags = 0
+        return buffer
+    }
+
     /// The buffer for `time` (the caller's reference) and whether anything was drawn for it.
     public func produce(_ renderer: Renderer, at time: FrameTime) throws -> (UnsafeMutablePointer<GstBuffer>, drawn: Bool) {
         if let last, renderer.isUnchanged(at: time) {
@@ -55,7 +68,7 @@ public final class FrameProducer {
         if history.count > 32 {
             forgottenUpTo = history.removeFirst().frame
         }
-        let buffer = try pool.acquire()
+        let buffer = try takeReusableLast() ?? pool.acquire()
         let bgrx = UnsafePointer(cairo_image_surface_get_data(surface.pointer)!)
         let stride = surface.stride
         try pool.withPlanes(buffer) { planes in

@@ -99,7 +99,7 @@ public final class Renderer {
             }
             canvas.withState {
                 canvas.clip(to: region)
-                if previous != nil { drawBackground(on: canvas, in: region) }
+                if previous != nil && !w.paintsOpaquely(region, at: time) { drawBackground(on: canvas, in: region) }
                 w.draw(on: canvas, at: time)
             }
             if previous != nil { damage.append(region) }

@@ -28,6 +28,12 @@ public final class TickerWidget: WidgetBase, Widget {
     private var layouts: [[String]: TextLayout] = [:]
     /// Each loop drawn once, copied into place every frame.
     private var strips: [[String]: TextStrip] = [:]
+    /// Where the band under the text is one colour per row (a plain panel, or a background that only changes
+    /// from top to bottom): those colours, first row first, read once after a layout; nil when it is not.
+    private var bandRows: [Color]?
+    private var bandRead = false
+    /// The loops blended over `bandRows`: a frame is then a copy.
+    private var opaqueStrips: [[String]: TextStrip] = [:]
     private var fontSize = 10.0
     private var textY = 0.0
     private var placedOnce = false
@@ -97,6 +103,9 @@ public final class TickerWidget: WidgetBase, Widget {
         self.engine = engine
         layouts = [:]
         strips = [:]
+        opaqueStrips = [:]
+        bandRows = nil
+        bandRead = false
         // Type fills most of the band: one line, never wrapped.
         let sample = TextLayout(engine: engine, text: "Ag漢字", font: style.font, pixelSize: 100)
         let fromBox = content.height / (sample.height / 100)
@@ -111,34 +120,106 @@ public final class TickerWidget: WidgetBase, Widget {
         }
     }
 
-    public func draw(on canvas: Canvas, at time: FrameTime) {
-        drawPanel(on: canvas)
+    /// Each copy of a loop on screen at `time`: its items, layout and left edge in pixels.
+    private func copies(at time: FrameTime) -> [(items: [String], layout: TextLayout, x: Double)] {
         let d = distance(at: time.media) / scale
         pruneSegments(before: d - content.width / scale)
+        var out: [(items: [String], layout: TextLayout, x: Double)] = []
+        for seg in segments {
+            guard let layout = layoutFor(seg.items) else { continue }
+            let w = layout.width / scale
+            guard w > 0.5 else { continue }
+            // Copy k of the segment occupies strip [start + k w, start + (k+1) w); strip point p is on screen at
+            // x = content.maxX - (d - p) (in 720-scale units, times scale for pixels).
+            let visibleFrom = d - content.width / scale
+            var k = max(0, ((visibleFrom - seg.start) / w).rounded(.down))
+            while true {
+                let p = seg.start + k * w
+                if p >= d { break }
+                if let end = seg.end, p >= end - 1e-6 { break }
+                out.append((seg.items, layout, content.maxX - (d - p) * scale))
+                k += 1
+            }
+        }
+        return out
+    }
+
+    /// The opaque strips for `copies` when they cover the content band from edge to edge; nil otherwise.
+    private func opaquePlan(_ copies: [(items: [String], layout: TextLayout, x: Double)]) -> [(TextStrip, Double)]? {
+        guard let rows = bandRows else { return nil }
+        var plan: [(TextStrip, Double)] = []
+        let top = Int(content.minY.rounded()), textTop = Int(textY.rounded())
+        for c in copies {
+            var strip = opaqueStrips[c.items]
+            if strip == nil, let plain = stripFor(c.items, c.layout) {
+                strip = try? plain.opaque { row in rows[min(rows.count - 1, max(0, textTop + plain.origin.y + row - top))] }
+                if opaqueStrips.count >= 4 { opaqueStrips = opaqueStrips.filter { key, _ in segments.contains { $0.items == key } } }
+                opaqueStrips[c.items] = strip
+            }
+            guard let strip else { return nil }
+            plan.append((strip, c.x))
+        }
+        // Side by side, the copies must cover the band (and the strips its rows).
+        var covered = Int(content.minX.rounded(.down))
+        for (strip, x) in plan.sorted(by: { $0.1 < $1.1 }) {
+            let span = strip.span(x: x)
+            guard span.from <= covered else { return nil }
+            covered = max(covered, span.to)
+        }
+        guard let first = plan.first?.0, covered >= Int(content.maxX.rounded(.up)),
+              textTop + first.origin.y <= top, textTop + first.origin.y + first.height >= Int(content.maxY.rounded(.up))
+        else { return nil }
+        return plan
+    }
+
+    public func paintsOpaquely(_ region: Rect, at time: FrameTime) -> Bool {
+        content.contains(region, tolerance: 0) && opaquePlan(copies(at: time)) != nil
+    }
+
+    public func draw(on canvas: Canvas, at time: FrameTime) {
+        let copies = copies(at: time)
+        if content.contains(canvas.clipExtents, tolerance: 0), let plan = opaquePlan(copies) {
+            canvas.withState {
+                canvas.clip(to: content)
+                for (strip, x) in plan { strip.draw(on: canvas, x: x, y: textY, clip: content) }
+            }
+            return
+        }
+        drawPanel(on: canvas)
+        if !bandRead { readBand(canvas) }
         canvas.withState {
             canvas.clip(to: content)
-            for seg in segments {
-                guard let layout = layoutFor(seg.items) else { continue }
-                let w = layout.width / scale
-                guard w > 0.5 else { continue }
-                // Copy k of the segment occupies strip [start + k w, start + (k+1) w); strip point p is on screen at
-                // x = content.maxX - (d - p) (in 720-scale units, times scale for pixels).
-                let visibleFrom = d - content.width / scale
-                let firstK = max(0, ((visibleFrom - seg.start) / w).rounded(.down))
-                var k = firstK
-                while true {
-                    let p = seg.start + k * w
-                    if p >= d { break }
-                    if let end = seg.end, p >= end - 1e-6 { break }
-                    let x = content.maxX - (d - p) * scale
-                    if let strip = stripFor(seg.items, layout) {
-                        strip.draw(on: canvas, x: x, y: textY, clip: content)
-                    } else {
-                        layout.draw(on: canvas, x: x, y: textY, color: style.color)
-                    }
-                    k += 1
+            for c in copies {
+                if let strip = stripFor(c.items, c.layout) {
+                    strip.draw(on: canvas, x: c.x, y: textY, clip: content)
+                } else {
+                    c.layout.draw(on: canvas, x: c.x, y: textY, color: style.color)
                 }
             }
+        }
+    }
+
+    /// Reads the band under the text (background and panel, before any text is drawn) and keeps its row colours
+    /// when every row is one colour.
+    private func readBand(_ canvas: Canvas) {
+        bandRead = true
+        let surface = canvas.surface
+        let x0 = Int(content.minX.rounded()), x1 = Int(content.maxX.rounded())
+        let y0 = Int(content.minY.rounded()), y1 = Int(content.maxY.rounded())
+        guard x0 >= 0, y0 >= 0, x1 <= surface.width, y1 <= surface.height, x1 > x0, y1 > y0,
+              canvas.clipExtents.contains(Rect(x: Double(x0), y: Double(y0), width: Double(x1 - x0), height: Double(y1 - y0)), tolerance: 0)
+        else { return }
+        let stride = surface.stride
+        bandRows = surface.withBytes { bytes -> [Color]? in
+            var rows: [Color] = []
+            for y in y0..<y1 {
+                let row = bytes.baseAddress!.advanced(by: y * stride).assumingMemoryBound(to: UInt32.self)
+                let first = row[x0]
+                for x in (x0 + 1)..<x1 where row[x] != first { return nil }
+                rows.append(Color(red: Double((first >> 16) & 0xFF) / 255, green: Double((first >> 8) & 0xFF) / 255,
+                                  blue: Double(first & 0xFF) / 255, alpha: 1))
+            }
+            return rows
         }
     }
 
@@ -146,6 +227,11 @@ public final class TickerWidget: WidgetBase, Widget {
         while segments.count > 1, let end = segments.first?.end, end < visibleFrom {
             segments.removeFirst()
         }
+    }
+
+    /// While only the text moves, the panel's padding stays as it is: the content box is all that changes.
+    public func changedRegion(from old: Appearance, to new: Appearance) -> Rect? {
+        old.b == new.b ? content : nil
     }
 
     public func appearance(at time: FrameTime) -> Appearance {

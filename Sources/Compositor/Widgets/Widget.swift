@@ -19,10 +19,14 @@ public protocol Widget: AnyObject {
     var textBoxes: [Rect] { get }
     /// The part of the box that differs between two appearances; nil means the whole box.
     func changedRegion(from old: Appearance, to new: Appearance) -> Rect?
+    /// True when drawing the frame at `time` covers every pixel of `region` with opaque pixels of its own, so
+    /// the background need not be put back there first.
+    func paintsOpaquely(_ region: Rect, at time: FrameTime) -> Bool
 }
 
 extension Widget {
     public func changedRegion(from old: Appearance, to new: Appearance) -> Rect? { nil }
+    public func paintsOpaquely(_ region: Rect, at time: FrameTime) -> Bool { false }
 }
 
 /// What all widgets share: the id, the style, the box, the panel behind the content and the padding.
