@@ -20,20 +20,29 @@ public final class TickerWidget: WidgetBase, Widget {
         var start: Double
         /// Where the last copy ends; nil while this is the loop still running.
         var end: Double?
+        /// How the loop looks at the current size, made when first drawn (dropped by a layout).
+        var look: Look?
+    }
+
+    /// One loop of items at the current size: its layout and the strips drawn from it, made once, found from
+    /// its segment without hashing the items every frame.
+    private final class Look {
+        let layout: TextLayout
+        var strip: TextStrip?
+        var opaque: TextStrip?
+        var stripFailed = false
+        init(layout: TextLayout) { self.layout = layout }
     }
 
     public private(set) var config: Config
     private var segments: [Segment]
     private var engine: TextEngine?
-    private var layouts: [[String]: TextLayout] = [:]
-    /// Each loop drawn once, copied into place every frame.
-    private var strips: [[String]: TextStrip] = [:]
     /// Where the band under the text is one colour per row (a plain panel, or a background that only changes
     /// from top to bottom): those colours, first row first, read once after a layout; nil when it is not.
     private var bandRows: [Color]?
     private var bandRead = false
-    /// The loops blended over `bandRows`: a frame is then a copy.
-    private var opaqueStrips: [[String]: TextStrip] = [:]
+    /// The copies on screen at one scene time: asked for by `paintsOpaquely`, then by `draw`.
+    private var planned: (media: Double, copies: [Copy])?
     private var fontSize = 10.0
     private var textY = 0.0
     private var placedOnce = false
@@ -58,7 +67,7 @@ public final class TickerWidget: WidgetBase, Widget {
     public func replaceItems(_ items: [String], at t: Double) {
         let d = distance(at: t) / max(scale, 1e-9)
         guard var current = segments.last else { return }
-        let w = loopWidth(current.items)
+        let w = look(segment: segments.count - 1).map { $0.layout.width / scale } ?? 0
         if w > 0 {
             // End the running loop after the copy whose tail has not yet entered the box.
             let copies = max(1, ((d - current.start) / w).rounded(.up))
@@ -69,41 +78,34 @@ public final class TickerWidget: WidgetBase, Widget {
             segments = [Segment(items: items, start: d, end: nil)]
         }
         config.items = items
+        planned = nil
         version += 1
     }
 
-    /// Width of one loop in 720-scale units, so positions survive a resize.
-    private func loopWidth(_ items: [String]) -> Double {
-        guard let layout = layoutFor(items) else { return 0 }
-        return layout.width / scale
-    }
-
-    private func layoutFor(_ items: [String]) -> TextLayout? {
+    /// The look of segment `i`, made the first time it is needed at this size; nil for a loop with no text.
+    private func look(segment i: Int) -> Look? {
+        if let l = segments[i].look { return l }
         guard let engine else { return nil }
-        // Looked up before the loop text is built: this runs every frame.
-        if let l = layouts[items] { return l }
-        let text = loopText(items)
+        let text = loopText(segments[i].items)
         if text.isEmpty { return nil }
-        let l = TextLayout(engine: engine, text: text, font: style.font, pixelSize: fontSize)
-        layouts[items] = l
+        let l = Look(layout: TextLayout(engine: engine, text: text, font: style.font, pixelSize: fontSize))
+        segments[i].look = l
         return l
     }
 
-    private func stripFor(_ items: [String], _ layout: TextLayout) -> TextStrip? {
-        if let s = strips[items] { return s }
-        guard let s = try? TextStrip(layout: layout, color: style.color) else { return nil }
-        // Loops that scrolled away are not drawn again: keep the ones still on screen.
-        if strips.count >= 4 { strips = strips.filter { key, _ in segments.contains { $0.items == key } } }
-        strips[items] = s
-        return s
+    private func strip(_ look: Look) -> TextStrip? {
+        if look.strip == nil && !look.stripFailed {
+            look.strip = try? TextStrip(layout: look.layout, color: style.color)
+            look.stripFailed = look.strip == nil
+        }
+        return look.strip
     }
 
     public func layout(box: Rect, frame: PixelSize, engine: TextEngine) {
         place(box: box, frame: frame)
         self.engine = engine
-        layouts = [:]
-        strips = [:]
-        opaqueStrips = [:]
+        for i in segments.indices { segments[i].look = nil }
+        planned = nil
         bandRows = nil
         bandRead = false
         // Type fills most of the band: one line, never wrapped.
@@ -120,14 +122,18 @@ public final class TickerWidget: WidgetBase, Widget {
         }
     }
 
-    /// Each copy of a loop on screen at `time`: its items, layout and left edge in pixels.
-    private func copies(at time: FrameTime) -> [(items: [String], layout: TextLayout, x: Double)] {
+    private typealias Copy = (look: Look, x: Double)
+
+    /// Each copy of a loop on screen at `time`: how it looks and its left edge in pixels.
+    private func copies(at time: FrameTime) -> [Copy] {
+        if let planned, planned.media == time.media { return planned.copies }
         let d = distance(at: time.media) / scale
         pruneSegments(before: d - content.width / scale)
-        var out: [(items: [String], layout: TextLayout, x: Double)] = []
-        for seg in segments {
-            guard let layout = layoutFor(seg.items) else { continue }
-            let w = layout.width / scale
+        var out: [Copy] = []
+        for i in segments.indices {
+            guard let look = look(segment: i) else { continue }
+            let seg = segments[i]
+            let w = look.layout.width / scale
             guard w > 0.5 else { continue }
             // Copy k of the segment occupies strip [start + k w, start + (k+1) w); strip point p is on screen at
             // x = content.maxX - (d - p) (in 720-scale units, times scale for pixels).
@@ -137,27 +143,25 @@ public final class TickerWidget: WidgetBase, Widget {
                 let p = seg.start + k * w
                 if p >= d { break }
                 if let end = seg.end, p >= end - 1e-6 { break }
-                out.append((seg.items, layout, content.maxX - (d - p) * scale))
+                out.append((look, content.maxX - (d - p) * scale))
                 k += 1
             }
         }
+        planned = (time.media, out)
         return out
     }
 
     /// The opaque strips for `copies` when they cover the content band from edge to edge; nil otherwise.
-    private func opaquePlan(_ copies: [(items: [String], layout: TextLayout, x: Double)]) -> [(TextStrip, Double)]? {
+    private func opaquePlan(_ copies: [Copy]) -> [(TextStrip, Double)]? {
         guard let rows = bandRows else { return nil }
         var plan: [(TextStrip, Double)] = []
         let top = Int(content.minY.rounded()), textTop = Int(textY.rounded())
         for c in copies {
-            var strip = opaqueStrips[c.items]
-            if strip == nil, let plain = stripFor(c.items, c.layout) {
-                strip = try? plain.opaque { row in rows[min(rows.count - 1, max(0, textTop + plain.origin.y + row - top))] }
-                if opaqueStrips.count >= 4 { opaqueStrips = opaqueStrips.filter { key, _ in segments.contains { $0.items == key } } }
-                opaqueStrips[c.items] = strip
+            if c.look.opaque == nil, let plain = strip(c.look) {
+                c.look.opaque = try? plain.opaque { row in rows[min(rows.count - 1, max(0, textTop + plain.origin.y + row - top))] }
             }
-            guard let strip else { return nil }
-            plan.append((strip, c.x))
+            guard let opaque = c.look.opaque else { return nil }
+            plan.append((opaque, c.x))
         }
         // Side by side, the copies must cover the band (and the strips its rows).
         var covered = Int(content.minX.rounded(.down))
@@ -190,10 +194,10 @@ public final class TickerWidget: WidgetBase, Widget {
         canvas.withState {
             canvas.clip(to: content)
             for c in copies {
-                if let strip = stripFor(c.items, c.layout) {
+                if let strip = strip(c.look) {
                     strip.draw(on: canvas, x: c.x, y: textY, clip: content)
                 } else {
-                    c.layout.draw(on: canvas, x: c.x, y: textY, color: style.color)
+                    c.look.layout.draw(on: canvas, x: c.x, y: textY, color: style.color)
                 }
             }
         }
