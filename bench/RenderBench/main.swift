@@ -58,7 +58,7 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
     return (times, drawn, share)
 }
 
-/// Nanoseconds per pixel of BGRx → I420 over whole frames, vectorized and one block at a time.
+/// Nanoseconds per pixel of BGRx → I420 over whole frames, the C kernel and one block at a time.
 func convertCost(size: PixelSize, simd: Bool) -> Double {
     let w = size.width, h = size.height
     var bgrx = [UInt8](repeating: 0, count: w * h * 4)
@@ -85,7 +85,7 @@ func convertCost(size: PixelSize, simd: Bool) -> Double {
 
 for size in sizes {
   if modes.contains("convert") {
-    print(String(format: "%@ convert %.3f ns/pixel (SIMD), %.3f ns/pixel (scalar), best of 20 whole frames",
+    print(String(format: "%@ convert %.3f ns/pixel (kernel), %.3f ns/pixel (scalar), best of 20 whole frames",
                  size.description, convertCost(size: size, simd: true), convertCost(size: size, simd: false)))
   }
   if modes.contains("produce") {
