@@ -71,20 +71,24 @@ else:
     s += missing("render") + "\n"
 parts.append(s)
 
-# Live encoding CPU: live.sh's own table.
-live = read("live720")
-after = live.split("x fair", 1)[1] if "x fair" in live else ""
-table = [l for l in after.splitlines() if re.match(r"^[a-z0-9-]+\s+[0-9.]+\s+[0-9.]+\s+[0-9.-]+$", l)]
-s = "### Live encoding CPU against x264 on the same pictures, 1280x720@30, 20 s\n\n" + cmd("live720") + "\n\n"
-if table:
-    s += "| run | cpu s | × colour-bar floor | × fair floor |\n| --- | --- | --- | --- |\n"
-    for l in table:
-        n, cpu, x, fair = l.split()
-        s += f"| {n} | {cpu} | {x} | {fair} |\n"
-    s += "\n" + "\n".join(l for l in live.splitlines() if l.startswith(("fair floor", "pipcompose beyond"))) + "\n"
-else:
-    s += missing("live720") + "\n"
-parts.append(s)
+# Live encoding CPU at steady state: live.sh's own table, for each size run.
+for name, title in (("live720", "1280x720@30"), ("live1080", "1920x1080@60")):
+    live = read(name)
+    after = live.split("x fair max", 1)[1] if "x fair max" in live else ""
+    rows = [l.split() for l in after.splitlines() if re.match(r"^[a-z0-9-]+(\s+[0-9.]+)+$", l)]
+    s = f"### Live encoding CPU against x264 on the same pictures, {title}, steady state\n\n" + cmd(name) + "\n\n"
+    if rows:
+        rounds = len(rows[0]) - 3
+        s += ("| run | " + " | ".join(f"round {i + 1} cpu s" for i in range(rounds)) + " | × fair min | × fair max |\n"
+              + "| --- " * (rounds + 3) + "|\n")
+        for r in rows:
+            s += "| " + " | ".join(r) + " |\n"
+        s += "\n" + "\n".join("- " + l for l in live.splitlines()
+                               if l.startswith(("round ", "pipcompose beyond", "threads:", "startup"))
+                               and "fair floor" in l or l.startswith(("pipcompose beyond", "threads:", "startup"))) + "\n"
+    else:
+        s += missing(name) + "\n"
+    parts.append(s)
 
 # Resize latency.
 r = lines_json("resize")
@@ -177,6 +181,22 @@ for name, title in [("fidelity", "Picture fidelity per client path (probe --refe
     s = f"### {title}\n\n" + cmd(name) + "\n\n"
     s += ("```\n" + text + "\n```\n") if text else missing(name) + "\n"
     parts.append(s)
+
+# A long 1080p60 run with a viewer.
+h = lines_json("hd60")
+s = "### 1920x1080@60 for 10 minutes with an RTSP viewer probing it\n\n" + cmd("hd60") + "\n\n"
+if h:
+    h = h[-1]
+    src, v = h.get("source") or {}, h["viewer"]
+    lat = v.get("latencyMs") or {}
+    s += ("| frames rendered | dropped (late / at the encoder) | recorded | viewer frames | viewer dropped / repeated / "
+          "unreadable | latency p50 / p99 / max ms |\n| --- | --- | --- | --- | --- | --- |\n"
+          f"| {src.get('rendered', '-')} | {src.get('dropped', '-')} ({src.get('late', '-')} / {src.get('droppedAtEncoder', '-')}) "
+          f"| {h['recordedFrames']} | {v['frames']} | {v['dropped']} / {v['repeated']} / {v['unreadable']} "
+          f"| {f(lat.get('p50'))} / {f(lat.get('p99'))} / {f(lat.get('max'))} |\n")
+else:
+    s += missing("hd60") + "\n"
+parts.append(s)
 
 section = "<!-- suite:begin -->\n" + "\n".join(parts) + "<!-- suite:end -->\n"
 md = open(md_path).read()
