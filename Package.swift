@@ -36,6 +36,12 @@ let package = Package(
             pkgConfig: "librsvg-2.0",
             providers: [.apt(["librsvg2-dev", "libgdk-pixbuf-2.0-dev"])]
         ),
+        // GIO's D-Bus client (now-playing from MPRIS players).
+        .systemLibrary(
+            name: "CGio",
+            pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
         // Pixel kernels (BGRx -> I420) in C: AVX2 chosen at run time, and optimized even in a debug build.
         .target(
             name: "CKernels",
@@ -44,7 +50,7 @@ let package = Package(
         .target(
             name: "Compositor",
             dependencies: [
-                "CGst", "CPango", "CRsvg", "CKernels",
+                "CGst", "CPango", "CRsvg", "CKernels", "CGio",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -62,7 +68,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "RenderBench",
-            dependencies: ["Compositor", "CGst"],
+            dependencies: ["Compositor"],
             path: "bench/RenderBench"
         ),
         // Temporary folders and child processes, shared by the test tiers.
@@ -76,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Compositor", "CGst", "TestSupport"]
+            dependencies: ["Compositor", "TestSupport"]
         ),
         // Runs the built `pipcompose` binary as a user would.
         .testTarget(

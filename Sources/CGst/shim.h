@@ -1,14 +1,12 @@
 #ifndef PIPCOMPOSE_CGST_SHIM_H
 #define PIPCOMPOSE_CGST_SHIM_H
-// The one header through which Swift reaches GStreamer (and GIO's D-Bus client). `cgst_` functions exist only where
+// The one header through which Swift reaches GStreamer. `cgst_` functions exist only where
 // Swift cannot import the C API as it is: function-like macros, variadic functions and casts.
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 #include <gst/rtsp-server/rtsp-server.h>
-#include <gio/gio.h>
-#include <sys/prctl.h>
 
 // GST_BUFFER_PTS / DURATION are macros over struct fields.
 static inline void cgst_buffer_set_timing(GstBuffer *buffer, GstClockTime pts, GstClockTime duration) {
@@ -101,7 +99,5 @@ static inline GstTagList *cgst_tag_list_new_title(const gchar *title) {
 static inline gboolean cgst_is_tag_setter(GstElement *element) { return GST_IS_TAG_SETTER(element); }
 static inline GstTagSetter *cgst_tag_setter(GstElement *element) { return GST_TAG_SETTER(element); }
 
-// prctl is variadic: names the calling OS thread (15 characters), as top -H, perf and /proc show it.
-static inline void cgst_name_this_thread(const char *name) { prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }
 
 #endif

@@ -1,4 +1,3 @@
-import CGst
 import Foundation
 import Testing
 import TestSupport
@@ -6,7 +5,7 @@ import TestSupport
 
 @Suite struct FrameProducerTests {
     /// The I420 planes of `buffer` as one array (Y, then U, then V), for comparing frames.
-    func planes(_ pool: FramePool, _ buffer: UnsafeMutablePointer<GstBuffer>) throws -> [UInt8] {
+    func planes(_ pool: FramePool, _ buffer: MediaBuffer) throws -> [UInt8] {
         let size = pool.size
         return try pool.withPlanes(buffer, readOnly: true) { p in
             var out: [UInt8] = []
@@ -27,8 +26,7 @@ import TestSupport
         let reference = Renderer(scene: scene, size: size)
         let producer = try FrameProducer(size: size, fps: 30)
         let start = Date(timeIntervalSince1970: 1_772_600_767.9)
-        var held: [UnsafeMutablePointer<GstBuffer>] = []
-        defer { held.forEach { gst_buffer_unref($0) } }
+        var held: [MediaBuffer] = []
         var drawnFrames = 0
         // 90 frames with pauses (same scene time) in between.
         for f in 0..<90 {
@@ -51,9 +49,8 @@ import TestSupport
             let differing = diffIdx.count
             let places = diffIdx.prefix(3).map { i in i < size.width * size.height ? "Y(\(i % size.width),\(i / size.width))" : "C\(i)" }
             #expect(differing == 0, "frame \(f) drawn=\(drawn): \(differing) bytes differ at \(places)")
-            gst_buffer_unref(refBuffer)
             held.append(buffer)
-            if held.count > holding { gst_buffer_unref(held.removeFirst()) }
+            if held.count > holding { held.removeFirst() }
         }
         #expect(drawnFrames < 90, "paused stretches should repeat the previous buffer")
     }
@@ -75,7 +72,6 @@ import TestSupport
         let theirs = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
         let pool = try FramePool(size: size, fps: 1, format: .i420, buffers: 1)
         let buffer = try pool.acquire()
-        defer { gst_buffer_unref(buffer) }
         try pool.withPlanes(buffer) { p in
             surface.withBytes { bytes in
                 I420Converter.convert(bgrx: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), stride: surface.stride,

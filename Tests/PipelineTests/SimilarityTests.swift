@@ -1,4 +1,3 @@
-import CGst
 import Foundation
 import Testing
 import TestSupport
@@ -76,7 +75,6 @@ import TestSupport
         let time = FrameTime(frame: 7, media: 7.0 / Double(scene.fps), wall: Date(timeIntervalSince1970: 1_772_600_767.5))
         let producer = try FrameProducer(size: size, fps: scene.fps)
         let (buffer, _) = try producer.produce(Renderer(scene: scene, size: size), at: time)
-        defer { gst_buffer_unref(buffer) }
         let live = try producer.pool.withPlanes(buffer, readOnly: true) { p in
             (0..<size.height).flatMap { y in UnsafeBufferPointer(start: p.y + y * p.yStride, count: size.width) }
         }

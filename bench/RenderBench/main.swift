@@ -1,4 +1,3 @@
-import CGst
 import Compositor
 import Foundation
 
@@ -39,7 +38,7 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
     let producer = try FrameProducer(size: size, fps: scene.fps)
     let start = Date(timeIntervalSince1970: 1_772_600_767)
     var times: [Double] = []
-    var held: [UnsafeMutablePointer<GstBuffer>] = []
+    var held: [MediaBuffer] = []
     var drawn = 0
     for f in 0..<(frames + 30) {
         let t = Double(f) / Double(scene.fps)
@@ -48,7 +47,7 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
         let (buffer, wasDrawn) = try producer.produce(renderer, at: FrameTime(frame: Int64(f), media: t, wall: start + t))
         let t1 = DispatchTime.now().uptimeNanoseconds
         held.append(buffer)
-        if held.count > 0 { gst_buffer_unref(held.removeFirst()) }
+        if held.count > 0 { held.removeFirst() }
         if f >= 30 {
             times.append(Double(t1 - t0) / 1e6)
             if wasDrawn { drawn += 1 }

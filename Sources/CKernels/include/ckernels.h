@@ -14,5 +14,9 @@ void ck_bgrx_to_i420(const uint8_t *bgrx, int stride, uint8_t *y, int y_stride, 
 void ck_bgrx_to_i420_sse2(const uint8_t *bgrx, int stride, uint8_t *y, int y_stride, uint8_t *u, int u_stride,
                           uint8_t *v, int v_stride, int x0, int y0, int x1, int y1);
 
+/// Names the calling thread as `top -H`, perf and /proc show it (15 bytes at most). Here because Swift's Glibc
+/// module hides pthread_setname_np (a _GNU_SOURCE function) and prctl is variadic.
+void ck_name_this_thread(const char *name);
+
 /// 1 when the AVX2 path runs on this CPU.
 int ck_uses_avx2(void);

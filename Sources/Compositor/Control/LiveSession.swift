@@ -1,4 +1,3 @@
-import CGst
 import Foundation
 
 /// Remembers the last viewer count, to tell a join from a leave.
@@ -188,7 +187,7 @@ public final class LiveSession: @unchecked Sendable {
 
     /// On the loop thread, before the first frame of `size`, stamped `time`: fixed-size files switch to an
     /// encoder of their own size (fit) or end and start a new numbered file (split), at that frame exactly.
-    private func willResize(to size: PixelSize, rawCaps: String, at time: GstClockTime) {
+    private func willResize(to size: PixelSize, rawCaps: String, at time: MediaTime) {
         guard let live = lock.withLock({ liveEncoder }) else { return }
         // The live encoder starts over at the new size: its frame at `time` is a key frame.
         live.requestKeyFrame(at: time)

@@ -1,4 +1,4 @@
-import CGst
+import CGio
 import Foundation
 
 /// A connection to the D-Bus session bus (GIO's GDBus), used to call methods synchronously from any thread.

@@ -1,4 +1,4 @@
-import CGst
+import CGio
 
 /// One owned `GVariant`: a D-Bus value read with GLib's non-variadic accessors.
 public final class Variant: @unchecked Sendable {

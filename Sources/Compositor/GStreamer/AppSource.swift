@@ -1,11 +1,13 @@
 import CGst
 import Foundation
 
-/// Owns a reference to an `appsrc` element and pushes buffers into it.
+/// Owns a reference to an `appsrc` element and pushes buffers into it. Made by `Pipeline.appSource(named:)`.
 ///
 /// Live configuration by default: time format, live, a bounded queue of `maxBuffers` that drops the oldest
 /// buffer when full (the producer never stalls, memory never grows). Drops are counted here because appsrc
 /// 1.22 does not count them.
+/// `@unchecked Sendable`: appsrc's push, caps and end-of-stream calls are thread-safe in GStreamer; the counters
+/// here are behind a lock.
 public final class AppSource: @unchecked Sendable {
     let element: UnsafeMutablePointer<GstElement>
     var appsrc: UnsafeMutablePointer<GstAppSrc> { cgst_app_src(element) }
@@ -15,7 +17,7 @@ public final class AppSource: @unchecked Sendable {
     private var _pushed: UInt64 = 0
 
     /// Takes the reference `gst_bin_get_by_name` returned.
-    public init(takingOwnership element: UnsafeMutablePointer<GstElement>, maxBuffers: Int = 2, leaky: Bool = true) {
+    init(takingOwnership element: UnsafeMutablePointer<GstElement>, maxBuffers: Int = 2, leaky: Bool = true) {
         self.element = element
         self.maxBuffers = maxBuffers
         set("format", "time")
@@ -45,34 +47,41 @@ public final class AppSource: @unchecked Sendable {
         gst_caps_unref(caps)
     }
 
-    public func setCaps(_ caps: UnsafeMutablePointer<GstCaps>) {
-        gst_app_src_set_caps(appsrc, caps)
+    public func setCaps(_ caps: MediaCaps) {
+        gst_app_src_set_caps(appsrc, caps.pointer)
     }
 
     public var queued: Int { Int(gst_app_src_get_current_level_buffers(appsrc)) }
     public var dropped: UInt64 { lock.withLock { _dropped } }
     public var pushed: UInt64 { lock.withLock { _pushed } }
 
-    /// Pushes a buffer (takes its reference). A full queue drops its oldest buffer and counts one drop.
+    /// Pushes a buffer. A full queue drops its oldest buffer and counts one drop. False when appsrc refused it
+    /// (stopped, or at end of stream).
     @discardableResult
-    public func push(_ buffer: UnsafeMutablePointer<GstBuffer>) -> GstFlowReturn {
+    public func push(_ buffer: MediaBuffer) -> Bool {
         let full = queued >= maxBuffers
-        let r = gst_app_src_push_buffer(appsrc, buffer)
+        let r = gst_app_src_push_buffer(appsrc, buffer.passRetained())
         lock.withLock {
             _pushed += 1
             if full { _dropped += 1 }
         }
-        return r
+        return r == GST_FLOW_OK
     }
 
-    /// Pushes a buffer (takes its reference), first waiting until the queue has room or `deadline` passes
-    /// (then the oldest queued buffer is dropped and counted, as `push` does). Needs `watchRoom()` first.
+    /// Pushes a buffer, first waiting until the queue has room or `deadline` passes (then the oldest queued
+    /// buffer is dropped and counted, as `push` does). Needs `watchRoom()` first.
     @discardableResult
-    public func push(_ buffer: UnsafeMutablePointer<GstBuffer>, waitingUntil deadline: Date) -> GstFlowReturn {
+    public func push(_ buffer: MediaBuffer, waitingUntil deadline: Date) -> Bool {
         room.lock()
         while queued >= maxBuffers && room.wait(until: deadline) {}
         room.unlock()
         return push(buffer)
+    }
+
+    /// Restamps buffers as they leave into the running time of the pipeline this appsrc is in (an RTSP media),
+    /// from the frame clock's; see `MediaClockMapper`.
+    public func mapTimestamps(frameClockBase: @escaping @Sendable () -> MediaTime?) {
+        MediaClockMapper(frameClockBase: frameClockBase).attach(to: element)
     }
 
     private let room = NSCondition()

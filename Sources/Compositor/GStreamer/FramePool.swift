@@ -3,6 +3,8 @@ import Foundation
 
 /// A pool of video buffers of one size and format (BGRx to draw into, I420 to convert into), so frames need
 /// no per-frame allocation. Replaced as a whole on resize.
+///
+/// `@unchecked Sendable`: a GstBufferPool is thread-safe; `info` is written once, in `init`.
 public final class FramePool: @unchecked Sendable {
     public enum Format: String, Sendable {
         case bgrx = "BGRx"
@@ -40,21 +42,21 @@ public final class FramePool: @unchecked Sendable {
         gst_object_unref(UnsafeMutableRawPointer(pool))
     }
 
-    /// A buffer from the pool (the caller's reference).
-    public func acquire() throws(GstError) -> UnsafeMutablePointer<GstBuffer> {
+    /// A buffer from the pool; it goes back to the pool when the last reference goes.
+    public func acquire() throws(GstError) -> MediaBuffer {
         var buffer: UnsafeMutablePointer<GstBuffer>?
         let r = gst_buffer_pool_acquire_buffer(pool, &buffer, nil)
         guard r == GST_FLOW_OK, let buffer else {
             throw GstError(element: "pool", message: "no buffer (flow \(r.rawValue))")
         }
-        return buffer
+        return MediaBuffer(takingOwnership: buffer)
     }
 
     /// Maps an I420 `buffer` (for writing, unless `readOnly`) and runs `body` with its planes.
-    public func withPlanes<T>(_ buffer: UnsafeMutablePointer<GstBuffer>, readOnly: Bool = false,
+    public func withPlanes<T>(_ buffer: MediaBuffer, readOnly: Bool = false,
                               _ body: (I420Converter.Planes) throws -> T) throws -> T {
         var frame = GstVideoFrame()
-        guard gst_video_frame_map(&frame, &info, buffer, readOnly ? GST_MAP_READ : GST_MAP_WRITE) != 0 else {
+        guard gst_video_frame_map(&frame, &info, buffer.pointer, readOnly ? GST_MAP_READ : GST_MAP_WRITE) != 0 else {
             throw GstError(element: "pool", message: "cannot map a video buffer")
         }
         defer { gst_video_frame_unmap(&frame) }
@@ -65,22 +67,5 @@ public final class FramePool: @unchecked Sendable {
             y: plane(0), yStride: Int(cgst_video_frame_plane_stride(&frame, 0)),
             u: plane(1), uStride: Int(cgst_video_frame_plane_stride(&frame, 1)),
             v: plane(2), vStride: Int(cgst_video_frame_plane_stride(&frame, 2))))
-    }
-
-    /// Maps `buffer` for writing and runs `body` with a Cairo surface over its memory; the key identifies
-    /// the memory, so the renderer knows what this buffer already shows.
-    public func withSurface<T>(_ buffer: UnsafeMutablePointer<GstBuffer>,
-                               _ body: (ImageSurface, UnsafeMutableRawPointer) throws -> T) throws -> T {
-        var frame = GstVideoFrame()
-        guard gst_video_frame_map(&frame, &info, buffer, GST_MAP_WRITE) != 0 else {
-            throw GstError(element: "pool", message: "cannot map a video buffer")
-        }
-        defer { gst_video_frame_unmap(&frame) }
-        let data = cgst_video_frame_data(&frame)!
-        let surface = try ImageSurface(wrapping: data, width: size.width, height: size.height,
-                                       stride: Int(cgst_video_frame_stride(&frame)))
-        let result = try body(surface, data)
-        surface.flush()
-        return result
     }
 }

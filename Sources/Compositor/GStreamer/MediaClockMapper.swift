@@ -10,11 +10,11 @@ import Foundation
 /// leaves appsrc (a pad probe on its streaming thread), when the media is playing and its base time is known;
 /// it is redone for every buffer, so a media paused and resumed by gst-rtsp-server stays right.
 final class MediaClockMapper: @unchecked Sendable {
-    private let frameClockBase: @Sendable () -> GstClockTime?
+    private let frameClockBase: @Sendable () -> MediaTime?
     /// Only touched on the appsrc's streaming thread.
     private var last: GstClockTime?
 
-    init(frameClockBase: @escaping @Sendable () -> GstClockTime?) {
+    init(frameClockBase: @escaping @Sendable () -> MediaTime?) {
         self.frameClockBase = frameClockBase
     }
 

@@ -55,8 +55,39 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     /// A named element of the pipeline (transfer full: the caller's reference).
-    public func element(named n: String) -> UnsafeMutablePointer<GstElement>? {
+    func element(named n: String) -> UnsafeMutablePointer<GstElement>? {
         gst_bin_get_by_name(cgst_bin(element), n)
+    }
+
+    /// The appsrc named `name`, set up live (time format, a queue of `maxBuffers`, leaky or not); nil when the
+    /// pipeline has no element of that name.
+    public func appSource(named name: String, maxBuffers: Int, leaky: Bool = true) -> AppSource? {
+        element(named: name).map { AppSource(takingOwnership: $0, maxBuffers: maxBuffers, leaky: leaky) }
+    }
+
+    /// The appsink named `name`, calling `onSample` on its streaming thread; see `AppSink`.
+    public func appSink(named name: String, dropWhenFull: Bool = true, runningTime: Bool = false,
+                        onSample: @escaping AppSink.Handler, onEOS: @escaping () -> Void) -> AppSink? {
+        element(named: name).map {
+            AppSink(takingOwnership: $0, dropWhenFull: dropWhenFull, runningTime: runningTime, onSample: onSample, onEOS: onEOS)
+        }
+    }
+
+    /// True when the pipeline has an element named `name`.
+    public func hasElement(named name: String) -> Bool {
+        guard let e = element(named: name) else { return false }
+        gst_object_unref(UnsafeMutableRawPointer(e))
+        return true
+    }
+
+    /// Gives the element named `name`, when it takes tags (a muxer), `title` as a global tag: MP4 udta, Matroska
+    /// segment tags, where players show it.
+    public func setTitle(_ title: String, onElementNamed name: String) {
+        guard let e = element(named: name) else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
+        guard cgst_is_tag_setter(e) != 0, let tags = cgst_tag_list_new_title(title) else { return }
+        gst_tag_setter_merge_tags(cgst_tag_setter(e), tags, GST_TAG_MERGE_REPLACE)
+        gst_tag_list_unref(tags)
     }
 
     /// Starts playing and the bus thread; `onEvent` runs on that thread.
@@ -166,27 +197,5 @@ public final class Pipeline: @unchecked Sendable {
         }
         gst_element_set_state(element, GST_STATE_NULL)
         return ok
-    }
-
-    /// The pipeline's running time now (clock time less base time), or nil before PLAYING.
-    public func runningTime() -> UInt64? {
-        guard let clock = gst_element_get_clock(element) else { return nil }
-        defer { gst_object_unref(UnsafeMutableRawPointer(clock)) }
-        let now = gst_clock_get_time(clock)
-        let base = gst_element_get_base_time(element)
-        return now >= base ? UInt64(now - base) : 0
-    }
-
-    /// Blocks on the pipeline clock until running time `target` (ns); how the frame clock paces itself.
-    /// Returns the running time after the wait.
-    public func waitUntil(runningTime target: UInt64) -> UInt64? {
-        guard let clock = gst_element_get_clock(element) else { return nil }
-        defer { gst_object_unref(UnsafeMutableRawPointer(clock)) }
-        let base = gst_element_get_base_time(element)
-        let id = gst_clock_new_single_shot_id(clock, base + GstClockTime(target))
-        gst_clock_id_wait(id, nil)
-        gst_clock_id_unref(id)
-        let now = gst_clock_get_time(clock)
-        return now >= base ? UInt64(now - base) : 0
     }
 }

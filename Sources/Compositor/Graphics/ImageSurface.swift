@@ -15,8 +15,7 @@ public struct CairoError: Error, CustomStringConvertible {
 
 /// Owns one `cairo_surface_t` holding pixels in memory.
 ///
-/// `RGB24` is GStreamer's `BGRx` byte for byte, so a surface can wrap the memory of a video buffer and be
-/// drawn into without a copy (`init(wrapping:)`).
+/// `RGB24` is GStreamer's `BGRx` byte for byte: what is drawn here converts to video without reordering.
 public final class ImageSurface {
     public enum Format: Sendable {
         /// Opaque, 4 bytes a pixel, the 4th unused: GStreamer `BGRx`.
@@ -39,22 +38,6 @@ public final class ImageSurface {
         guard status == CAIRO_STATUS_SUCCESS else {
             cairo_surface_destroy(s)
             throw CairoError("cairo_image_surface_create \(width)x\(height)", status)
-        }
-        pointer = s
-        self.width = width
-        self.height = height
-        self.format = format
-    }
-
-    /// A surface over memory the caller owns and keeps alive (a mapped video frame).
-    public init(wrapping data: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int,
-                format: Format = .rgb24) throws {
-        let s = cairo_image_surface_create_for_data(data.assumingMemoryBound(to: UInt8.self), format.cairo,
-                                                    Int32(width), Int32(height), Int32(stride))!
-        let status = cairo_surface_status(s)
-        guard status == CAIRO_STATUS_SUCCESS else {
-            cairo_surface_destroy(s)
-            throw CairoError("cairo_image_surface_create_for_data", status)
         }
         pointer = s
         self.width = width

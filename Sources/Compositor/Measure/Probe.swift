@@ -1,4 +1,3 @@
-import CGst
 import Foundation
 
 /// Decodes a stream and reads the timecode strip of every frame into `ProbeStats`.
@@ -6,6 +5,9 @@ import Foundation
 /// The decoded frame's arrival time is taken when the appsink hands it over (no display sync, no jitter buffer
 /// unless asked), so latency is render → decoded. The appsink never drops: a probe too slow to keep up makes
 /// its source wait rather than report frames it lost itself as the stream's.
+///
+/// `@unchecked Sendable`: the figures are behind `lock` and `endCondition`; frames arrive on one streaming thread,
+/// the only user of `luma` and `readableSeen`.
 public final class Probe: @unchecked Sendable {
     public enum Transport: String, Sendable, CaseIterable { case tcp, udp }
 
@@ -21,8 +23,7 @@ public final class Probe: @unchecked Sendable {
     private var sink: AppSink?
     private let lock = NSLock()
     private var stats: ProbeStats
-    private var info = GstVideoInfo()
-    private var infoCaps: UnsafeMutablePointer<GstCaps>?
+    private let luma = LumaReader()
     private var _ended = false
     private var _failure: GstError?
     private let endCondition = NSCondition()
@@ -33,8 +34,6 @@ public final class Probe: @unchecked Sendable {
     /// Only every this many readable frames is compared (a soak samples; `probe` compares all it can).
     private let compareEvery: Int
     private var readableSeen = 0
-
-    deinit { if let infoCaps { gst_caps_unref(infoCaps) } }
 
     /// `now`: wall clock in milliseconds since 1970 (injected for tests of the bookkeeping).
     /// `keepSeconds`: finished seconds kept for `snapshot()` (a soak needs only the last few).
@@ -90,12 +89,10 @@ public final class Probe: @unchecked Sendable {
     }
 
     public func start() throws {
-        guard let element = pipeline.element(named: "out") else {
-            throw Invalid(description: "the probe pipeline has no element named 'out'")
-        }
-        sink = AppSink(takingOwnership: element, dropWhenFull: false, onSample: { [weak self] buffer, caps, _ in
+        sink = pipeline.appSink(named: "out", dropWhenFull: false, onSample: { [weak self] buffer, caps in
             self?.sample(buffer, caps)
         }, onEOS: { [weak self] in self?.end(nil) })
+        guard sink != nil else { throw Invalid(description: "the probe pipeline has no element named 'out'") }
         do { try pipeline.play { [weak self] event in
             switch event {
             case .error(let e): self?.end(e)
@@ -113,37 +110,27 @@ public final class Probe: @unchecked Sendable {
         }
     }
 
-    private func sample(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
+    private func sample(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
         let arrival = now()
-        if let caps, caps != infoCaps {
-            guard gst_video_info_from_caps(&info, caps) != 0 else { return }
-            // Held, so the pointer compared next time cannot be a freed and reused one.
-            if let old = infoCaps { gst_caps_unref(old) }
-            infoCaps = gst_caps_ref(caps)
-        }
-        var frame = GstVideoFrame()
-        guard gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ) != 0 else {
-            lock.withLock { stats.decodeError() }
-            return
-        }
-        defer { gst_video_frame_unmap(&frame) }
-        let width = Int(info.width), height = Int(info.height)
-        let stride = Int(cgst_video_frame_plane_stride(&frame, 0))
-        let data = UnsafeRawBufferPointer(start: cgst_video_frame_plane(&frame, 0), count: stride * height)
-        let reading = TimecodeCodec.read(luma: data, width: width, height: height, stride: stride)
-        let second = lock.withLock { () -> Int in
-            stats.frame(arrivalMs: arrival, width: width, height: height, reading: reading)
-            return stats.secondIndex(ofArrival: arrival)
-        }
-        if let comparer, reading == nil { comparer.unreadable() }
-        if comparer != nil && reading != nil { readableSeen += 1 }
-        // Sampling (a soak) compares the last frame of each period, so the first comparison comes a period
-        // after joining, past the key frame the join asked for.
-        if let comparer, let reading, readableSeen % compareEvery == 0 {
-            comparer.offer(reading: reading, width: width, height: height, second: second) { plane in
-                for y in 0..<height { memcpy(plane.baseAddress! + y * width, data.baseAddress! + y * stride, width) }
+        let read = luma.withLuma(buffer, caps: caps) { plane in
+            let reading = TimecodeCodec.read(luma: plane.bytes, width: plane.width, height: plane.height, stride: plane.stride)
+            let second = lock.withLock { () -> Int in
+                stats.frame(arrivalMs: arrival, width: plane.width, height: plane.height, reading: reading)
+                return stats.secondIndex(ofArrival: arrival)
+            }
+            if let comparer, reading == nil { comparer.unreadable() }
+            if comparer != nil && reading != nil { readableSeen += 1 }
+            // Sampling (a soak) compares the last frame of each period, so the first comparison comes a period
+            // after joining, past the key frame the join asked for.
+            if let comparer, let reading, readableSeen % compareEvery == 0 {
+                comparer.offer(reading: reading, width: plane.width, height: plane.height, second: second) { out in
+                    for y in 0..<plane.height {
+                        memcpy(out.baseAddress! + y * plane.width, plane.bytes.baseAddress! + y * plane.stride, plane.width)
+                    }
+                }
             }
         }
+        if read == nil { lock.withLock { stats.decodeError() } }
     }
 
     /// How close the decoded pictures came to the reference (nil without `reference`). Complete after `stop()`.

@@ -74,7 +74,7 @@ public enum TimecodeCodec {
     /// Reads the strip from an 8-bit luma plane (Y of I420/NV12, or any grey image).
     ///
     /// Every scanline is tried; each row id keeps the value most scanlines agree on, and the CRC decides.
-    public static func read(luma: UnsafeRawBufferPointer, width: Int, height: Int, stride: Int) -> Reading? {
+    static func read(luma: UnsafeRawBufferPointer, width: Int, height: Int, stride: Int) -> Reading? {
         guard width >= cellsPerRow, height >= 2 else { return nil }
         let cellWidth = Double(width) / Double(cellsPerRow)
         var votes: [[Bool]: Int] = [:]

@@ -1,8 +1,9 @@
-import CGst
 import Foundation
 
 /// An output that is its own pipeline fed the encoded stream: a recording, a push to a server, or a
 /// user's `--pipeline` tail. It fails alone: its errors never reach the encoder or the other outputs.
+///
+/// `@unchecked Sendable`: every mutable field is behind `lock`; encoders call `deliver` on their streaming threads.
 public final class ChainOutput: @unchecked Sendable {
     public enum State: String, Sendable {
         case starting, running, failed, retrying, stopped
@@ -78,19 +79,12 @@ public final class ChainOutput: @unchecked Sendable {
     public func start() throws {
         if launch.isEmpty { _ = try prepare() }
         let p = try Pipeline(name: id, launch: launch)
-        guard let src = p.element(named: "in") else {
+        guard let input = p.appSource(named: "in", maxBuffers: maxQueued) else {
             p.stop(drain: false)
             throw GstError(element: id, message: "\(template.path) needs an 'appsrc name=in' to receive the stream")
         }
-        let input = AppSource(takingOwnership: src, maxBuffers: maxQueued, leaky: true)
         // The title goes to the muxer as a global tag (MP4 udta, Matroska segment tags), where players show it.
-        if let title, let mux = p.element(named: "mux") {
-            if cgst_is_tag_setter(mux) != 0, let tags = cgst_tag_list_new_title(title) {
-                gst_tag_setter_merge_tags(cgst_tag_setter(mux), tags, GST_TAG_MERGE_REPLACE)
-                gst_tag_list_unref(tags)
-            }
-            gst_object_unref(UnsafeMutableRawPointer(mux))
-        }
+        if let title { p.setTitle(title, onElementNamed: "mux") }
         lock.withLock {
             self.pipeline = p
             self.input = input
@@ -112,7 +106,7 @@ public final class ChainOutput: @unchecked Sendable {
     }
 
     /// Takes the frames of `encoder` stamped `time` or later (0: all from now on).
-    public func feed(from encoder: Encoder, startingAt time: GstClockTime = 0) {
+    public func feed(from encoder: Encoder, startingAt time: MediaTime = 0) {
         lock.withLock {
             schedule = SourceSchedule(source: encoder.serial, from: UInt64(time), maxHeld: maxQueued)
             source = encoder
@@ -122,7 +116,7 @@ public final class ChainOutput: @unchecked Sendable {
 
     /// From the frame stamped `time` on, frames come from `next`; earlier ones still come from the encoder
     /// before it, so the file holds every frame once and in order. `next` should make a key frame at `time`.
-    public func switchSource(to next: Encoder, at time: GstClockTime) {
+    public func switchSource(to next: Encoder, at time: MediaTime) {
         lock.withLock {
             source = next
             apply(schedule?.switchTo(next.serial, at: UInt64(time)))
@@ -132,7 +126,7 @@ public final class ChainOutput: @unchecked Sendable {
 
     /// Ends the output after its last frame before `time` (a split part): it finishes itself once the encoder
     /// delivered that frame.
-    public func end(at time: GstClockTime) {
+    public func end(at time: MediaTime) {
         lock.withLock { apply(schedule?.switchTo(nil, at: UInt64(time))) }
     }
 
@@ -160,17 +154,15 @@ public final class ChainOutput: @unchecked Sendable {
     public var untimed: UInt64 { lock.withLock { _untimed } }
 
     /// Called on an encoder's streaming thread with each encoded frame.
-    func deliver(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?,
-                 from encoder: UInt64) {
+    func deliver(_ buffer: MediaBuffer, _ caps: MediaCaps?, from encoder: UInt64) {
         lock.lock()
         defer { lock.unlock() }
         guard _state == .running, schedule != nil else { return }
-        let pts = cgst_buffer_pts(buffer)
-        guard pts != cgst_clock_time_none() else {
+        guard let pts = buffer.pts else {
             _untimed += 1
             return
         }
-        apply(schedule!.offer(HeldFrame(buffer, caps), time: UInt64(pts), from: encoder))
+        apply(schedule!.offer(HeldFrame(buffer: buffer, caps: caps), time: pts, from: encoder))
     }
 
     /// Sends what the schedule let through, releases the rest; holds the lock.
@@ -179,7 +171,6 @@ public final class ChainOutput: @unchecked Sendable {
         // Another encoder's stream begins: it starts on its own key frame.
         if outcome.switched { gate.resync() }
         for frame in outcome.send { send(frame) }
-        for frame in outcome.send + outcome.release { frame.release() }
         if outcome.ended && !ending {
             ending = true
             DispatchQueue.global().async { [self] in finish() }
@@ -199,7 +190,7 @@ public final class ChainOutput: @unchecked Sendable {
         gate.pass(frame.caps, to: input, keepFirst: fileSize != nil)
         input.push(restamper.restamp(frame.buffer))
         _delivered += 1
-        _bytes += UInt64(gst_buffer_get_size(frame.buffer))
+        _bytes += UInt64(frame.buffer.size)
     }
 
     private func handle(_ event: Pipeline.Event) {
@@ -305,7 +296,7 @@ public final class ChainOutput: @unchecked Sendable {
     /// Leaves every encoder and lets go of held frames.
     private func stopListening() {
         let encoders = lock.withLock { () -> [Encoder] in
-            for frame in schedule?.releaseAll() ?? [] { frame.release() }
+            _ = schedule?.releaseAll()
             defer { feeders = [:] }
             return feeders.values.compactMap(\.encoder)
         }
@@ -313,20 +304,10 @@ public final class ChainOutput: @unchecked Sendable {
     }
 }
 
-/// A reference to an encoded frame and its caps, held while an output's schedule decides about it.
+/// An encoded frame and its caps, held while an output's schedule decides about it.
 struct HeldFrame {
-    let buffer: UnsafeMutablePointer<GstBuffer>
-    let caps: UnsafeMutablePointer<GstCaps>?
-
-    init(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
-        self.buffer = gst_buffer_ref(buffer)
-        self.caps = caps.map { gst_caps_ref($0) }
-    }
-
-    func release() {
-        gst_buffer_unref(buffer)
-        if let caps { gst_caps_unref(caps) }
-    }
+    let buffer: MediaBuffer
+    let caps: MediaCaps?
 }
 
 private struct WeakEncoder {

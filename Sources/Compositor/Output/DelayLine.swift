@@ -1,4 +1,3 @@
-import CGst
 import Foundation
 
 /// Holds encoded frames for a fixed time before handing them on: a known delay injected between the source
@@ -6,12 +5,14 @@ import Foundation
 ///
 /// One thread sleeps on the monotonic clock until each frame's release time (to a fraction of a millisecond,
 /// unlike a dispatch timer's leeway). At most `capacity` frames wait; past that a frame is dropped and counted.
+///
+/// `@unchecked Sendable`: the queue and counters are only touched under `cond`.
 final class DelayLine: @unchecked Sendable {
-    typealias Deliver = (_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) -> Void
+    typealias Deliver = (_ buffer: MediaBuffer, _ caps: MediaCaps?) -> Void
     private struct Held {
         let release: UInt64
-        let buffer: UnsafeMutablePointer<GstBuffer>
-        let caps: UnsafeMutablePointer<GstCaps>?
+        let buffer: MediaBuffer
+        let caps: MediaCaps?
     }
 
     let delayNanoseconds: UInt64
@@ -35,24 +36,18 @@ final class DelayLine: @unchecked Sendable {
         t.start()
     }
 
-    static func monotonicNow() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
+    static func monotonicNow() -> UInt64 { FrameClock.monotonicNow() }
 
     var dropped: UInt64 { cond.withLock { _dropped } }
     var heldMilliseconds: LatencySummary? { cond.withLock { held.summary } }
 
-    /// Takes references to the frame and its caps until it is released.
-    func push(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
-        let held = Held(release: Self.monotonicNow() + delayNanoseconds, buffer: gst_buffer_ref(buffer),
-                        caps: caps.map { gst_caps_ref($0) })
+    /// Holds the frame and its caps until its time comes.
+    func push(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
+        let held = Held(release: Self.monotonicNow() + delayNanoseconds, buffer: buffer, caps: caps)
         cond.lock()
         if stopped || queue.count >= capacity {
             _dropped += stopped ? 0 : 1
             cond.unlock()
-            Self.release(held)
             return
         }
         queue.append(held)
@@ -60,20 +55,13 @@ final class DelayLine: @unchecked Sendable {
         cond.unlock()
     }
 
-    private static func release(_ h: Held) {
-        gst_buffer_unref(h.buffer)
-        if let c = h.caps { gst_caps_unref(c) }
-    }
-
     private func run() {
         while true {
             cond.lock()
             while queue.isEmpty && !stopped { cond.wait() }
             if stopped {
-                let left = queue
                 queue = []
                 cond.unlock()
-                left.forEach(Self.release)
                 return
             }
             let head = queue[0]
@@ -85,7 +73,6 @@ final class DelayLine: @unchecked Sendable {
             held.add(Double(Self.monotonicNow() - (head.release - delayNanoseconds)) / 1e6)
             cond.unlock()
             deliver(head.buffer, head.caps)
-            Self.release(head)
             cond.withLock {
                 if !queue.isEmpty { queue.removeFirst() }
                 cond.broadcast()

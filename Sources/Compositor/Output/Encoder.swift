@@ -1,11 +1,13 @@
-import CGst
 import Foundation
 
 /// One H.264 encoder: its own pipeline from `pipelines/encode-*.pipeline`, fed raw frames by the frame loop,
 /// its encoded stream handed to every output subscribed to it. One per distinct output size: the live encoder
 /// follows the render size; a fixed one letterboxes into the size a file was started with.
+///
+/// `@unchecked Sendable`: subscribers, counters and key-frame bookkeeping are behind `lock`; the pipeline, appsrc
+/// and appsink are used through GStreamer's thread-safe calls.
 public final class Encoder: @unchecked Sendable {
-    public typealias Subscriber = (_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) -> Void
+    public typealias Subscriber = (_ buffer: MediaBuffer, _ caps: MediaCaps?) -> Void
 
     /// Unique for the life of the process (an object's address, and so its ObjectIdentifier, can come back
     /// for a later encoder; outputs remember encoders that ended by this number).
@@ -27,14 +29,14 @@ public final class Encoder: @unchecked Sendable {
     private var _bytes: UInt64 = 0
     private var delayLine: DelayLine?
     /// Running time of the last key frame handed out, and of the key frame viewers are waiting for.
-    private var lastKey: GstClockTime?
-    private var keyDue: GstClockTime?
+    private var lastKey: MediaTime?
+    private var keyDue: MediaTime?
     private var _viewerKeysAsked: UInt64 = 0
     /// The least time between a key frame and one that viewers ask for. A key frame costs x264 several frames'
     /// worth of bits; two close together drain the rate control's buffer and the second comes out blurred for
     /// every viewer (8 viewers joining at once took a 640x360 picture to 32.7 dB). Half a second keeps the
     /// picture sharp while a joining viewer still waits at most that long.
-    static let viewerKeySpacing: GstClockTime = 500_000_000
+    static let viewerKeySpacing: MediaTime = 500_000_000
 
     public init(template: PipelineTemplate, settings: EncoderSettings, kind: EncoderSettings.Kind,
                 liveSize: PixelSize, fixedSize: PixelSize?, fps: Int, rawCaps: String,
@@ -43,71 +45,47 @@ public final class Encoder: @unchecked Sendable {
         launch = try template.render(settings.values(for: kind, liveSize: liveSize, fixed: fixedSize, fps: fps))
         let name = fixedSize.map { "encoder-\($0)" } ?? "encoder-live"
         pipeline = try Pipeline(name: name, launch: launch)
-        guard let src = pipeline.element(named: "frames"), let appsink = pipeline.element(named: "encoded") else {
+        // Raw frames: a short leaky queue (4 frames: enough for x264's start-up at 1080p), so a slow encoder
+        // drops frames instead of growing memory.
+        guard pipeline.hasElement(named: "encoded"), let src = pipeline.appSource(named: "frames", maxBuffers: 4) else {
             pipeline.stop(drain: false)
             throw GstError(element: name, message: "\(template.path) needs 'appsrc name=frames' and 'appsink name=encoded'")
         }
-        // Raw frames: a short leaky queue (4 frames: enough for x264's start-up at 1080p), so a slow encoder
-        // drops frames instead of growing memory.
-        input = AppSource(takingOwnership: src, maxBuffers: 4, leaky: true)
+        input = src
         input.watchRoom()
         try input.setCaps(rawCaps)
         sink = nil
-        sink = AppSink(takingOwnership: appsink, onSample: { [weak self] buffer, caps, segment in
-            self?.fanOut(buffer, caps, segment)
+        // Frames come out stamped with their running time, the frame clock's: every encoder shares one timeline
+        // and an output can move from one encoder to another.
+        sink = pipeline.appSink(named: "encoded", runningTime: true, onSample: { [weak self] buffer, caps in
+            self?.fanOut(buffer, caps)
         }, onEOS: { [weak self] in self?.drained() })
         try pipeline.play { event in
             if case .error(let e) = event { onError(e) }
         }
     }
 
-    /// Hands an encoded frame to every subscriber, stamped with the frame clock's running time. Encoders
-    /// shift their own timestamps (x264enc adds 1000 hours less its first input time, so that DTS never goes
-    /// negative): each encoder's segment undoes that, so frames of every encoder share one timeline and an
-    /// output can move from one encoder to another.
-    private func fanOut(_ original: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?,
-                        _ segment: UnsafeMutablePointer<GstSegment>?) {
-        let buffer = gst_buffer_copy(original)!
-        defer { gst_buffer_unref(buffer) }
-        if let segment {
-            let none = cgst_clock_time_none()
-            let pts = cgst_buffer_pts(original), dts = cgst_buffer_dts(original)
-            let rpts = Self.runningTime(pts, in: segment)
-            let rdts = dts == none ? rpts : Self.runningTime(dts, in: segment)
-            cgst_buffer_set_pts_dts(buffer, rpts, rdts == none || rdts > rpts ? rpts : rdts)
-        }
-        if let caps, let structure = gst_caps_get_structure(caps, 0) {
-            var w: gint = 0, h: gint = 0
-            if gst_structure_get_int(structure, "width", &w) != 0, gst_structure_get_int(structure, "height", &h) != 0 {
-                let size = PixelSize(width: Int(w), height: Int(h))
-                let changed = lock.withLock { () -> Bool in
-                    defer { lastSize = size }
-                    return lastSize != size
-                }
-                if changed { onNewSize?(size) }
+    /// Hands an encoded frame to every subscriber (through the delay line when one is set).
+    private func fanOut(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
+        if let size = caps?.videoSize {
+            let changed = lock.withLock { () -> Bool in
+                defer { lastSize = size }
+                return lastSize != size
             }
+            if changed { onNewSize?(size) }
         }
-        let isKey = cgst_buffer_is_delta(buffer) == 0
-        let pts = cgst_buffer_pts(buffer)
+        let isKey = buffer.isKeyFrame
+        let pts = buffer.pts
         let delay = lock.withLock {
-            if isKey && pts != cgst_clock_time_none() {
+            if isKey, let pts {
                 lastKey = pts
                 if let due = keyDue, pts >= due { keyDue = nil }
             }
             _encoded += 1
-            _bytes += UInt64(gst_buffer_get_size(buffer))
+            _bytes += UInt64(buffer.size)
             return delayLine
         }
-        if let delay { delay.push(buffer, caps) } else { hand(buffer, caps) }
-    }
-
-    /// A timestamp's running time, also for one outside the segment (`gst_segment_to_running_time` answers NONE
-    /// there, and a frame without a timestamp fails the muxer): negative running times become 0.
-    static func runningTime(_ time: GstClockTime, in segment: UnsafeMutablePointer<GstSegment>) -> GstClockTime {
-        guard time != cgst_clock_time_none() else { return time }
-        var out: guint64 = 0
-        let sign = gst_segment_to_running_time_full(segment, GST_FORMAT_TIME, guint64(time), &out)
-        return sign > 0 ? GstClockTime(out) : 0
+        if let delay { delay.push(buffer, caps) } else { handToSubscribers(buffer, caps) }
     }
 
     private func drained() {
@@ -118,7 +96,7 @@ public final class Encoder: @unchecked Sendable {
         onDrained?()
     }
 
-    private func hand(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
+    private func handToSubscribers(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
         let subs = lock.withLock { Array(subscribers.values) }
         for s in subs { s(buffer, caps) }
     }
@@ -128,7 +106,7 @@ public final class Encoder: @unchecked Sendable {
         guard milliseconds > 0 else { return }
         // Room for the delay's worth of frames twice over: bounded, and never the cause of a drop itself.
         let capacity = Int((milliseconds / 1000 * Double(fps)).rounded(.up)) * 2 + 8
-        let line = DelayLine(delayMilliseconds: milliseconds, capacity: capacity) { [weak self] b, c in self?.hand(b, c) }
+        let line = DelayLine(delayMilliseconds: milliseconds, capacity: capacity) { [weak self] b, c in self?.handToSubscribers(b, c) }
         lock.withLock { delayLine = line }
     }
 
@@ -161,7 +139,7 @@ public final class Encoder: @unchecked Sendable {
     /// only when none is already on its way, so a crowd of viewers joining (or a client that plays in a loop)
     /// costs the others one key frame, not one each.
     public func requestKeyFrameForViewer() {
-        let at = lock.withLock { () -> GstClockTime? in
+        let at = lock.withLock { () -> MediaTime? in
             guard keyDue == nil else { return nil }
             let due = lastKey.map { $0 + Self.viewerKeySpacing } ?? 0
             keyDue = due
@@ -175,7 +153,7 @@ public final class Encoder: @unchecked Sendable {
     public var viewerKeysAsked: UInt64 { lock.withLock { _viewerKeysAsked } }
 
     /// Makes the first frame stamped `runningTime` or later a key frame (where an output switches to this encoder).
-    public func requestKeyFrame(at runningTime: GstClockTime) { sink?.requestKeyFrame(at: runningTime) }
+    public func requestKeyFrame(at runningTime: MediaTime) { sink?.requestKeyFrame(at: runningTime) }
 
     deinit { delayLine?.stop() }
 
@@ -190,8 +168,8 @@ public final class Encoder: @unchecked Sendable {
     /// size, a busy machine), waits for room until `deadline`; past it, the oldest queued frame is dropped and
     /// counted. The frame loop then counts the frames it could not draw in time as late: a recording holds
     /// every frame that was drawn.
-    public func push(_ buffer: UnsafeMutablePointer<GstBuffer>, waitingUntil deadline: Date) {
-        input.push(gst_buffer_ref(buffer), waitingUntil: deadline)
+    public func push(_ buffer: MediaBuffer, waitingUntil deadline: Date) {
+        input.push(buffer, waitingUntil: deadline)
     }
 
     public func setRawCaps(_ caps: String) throws { try input.setCaps(caps) }

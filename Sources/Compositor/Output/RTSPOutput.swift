@@ -1,4 +1,3 @@
-import CGst
 import Foundation
 
 /// The embedded RTSP server as an output: every media the server has prepared is fed the live encoder's
@@ -7,6 +6,9 @@ import Foundation
 ///
 /// Normally there is one media, shared by every viewer whatever URL it used. While gst-rtsp-server tears one
 /// media down and builds the next there can be two; each has its own feed, so one never takes another's.
+///
+/// `@unchecked Sendable`: the feeds and counters are behind `lock`; `source` and `frameClockBase` are set once,
+/// before the server starts.
 public final class RTSPOutput: @unchecked Sendable {
     /// One prepared media's appsrc and what it has been sent.
     private struct Feed {
@@ -25,7 +27,7 @@ public final class RTSPOutput: @unchecked Sendable {
     /// The live encoder; set by the session.
     public var source: Encoder?
     /// The frame clock's base (absolute system-clock time of running time 0), once the frame loop started.
-    public var frameClockBase: (@Sendable () -> GstClockTime?)?
+    public var frameClockBase: (@Sendable () -> MediaTime?)?
 
     public init(endpoint: RTSPEndpoint, template: PipelineTemplate, title: String,
                 onViewers: @escaping @Sendable (Int) -> Void) throws {
@@ -34,7 +36,7 @@ public final class RTSPOutput: @unchecked Sendable {
         server.onViewers = onViewers
         server.onMediaReady = { [weak self] media, input in
             guard let self else { return }
-            MediaClockMapper(frameClockBase: { [weak self] in self?.frameClockBase?() }).attach(to: input.element)
+            input.mapTimestamps(frameClockBase: { [weak self] in self?.frameClockBase?() })
             self.lock.withLock {
                 self.feeds[media] = Feed(input: input)
             }
@@ -67,20 +69,21 @@ public final class RTSPOutput: @unchecked Sendable {
 
     /// Called on the encoder's streaming thread. The frame keeps the frame clock's timestamps; each media's
     /// `MediaClockMapper` turns them into its own running time as the frame leaves its appsrc.
-    public func deliver(_ buffer: UnsafeMutablePointer<GstBuffer>, _ caps: UnsafeMutablePointer<GstCaps>?) {
+    public func deliver(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
         lock.lock()
         defer { lock.unlock() }
         var sent = false
         for media in Array(feeds.keys) {
             guard var feed = feeds[media], feed.gate.admit(buffer) else { continue }
             feed.gate.pass(caps, to: feed.input)
-            feed.input.push(gst_buffer_copy(buffer)!)
+            // Each media restamps its own copy (memory shared) as it leaves the appsrc.
+            feed.input.push(buffer.shallowCopy())
             feeds[media] = feed
             sent = true
         }
         if sent {
             _delivered += 1
-            _bytes += UInt64(gst_buffer_get_size(buffer))
+            _bytes += UInt64(buffer.size)
         }
     }
 

@@ -1,4 +1,4 @@
-import CGst
+import CKernels
 import Foundation
 import Metrics
 
@@ -49,12 +49,12 @@ public final class FrameLoop: @unchecked Sendable {
     /// The encoders to feed, read each frame.
     private let encoders: @Sendable () -> [Encoder]
     /// Called on the loop thread before the first frame of a new size goes out, with the new raw caps.
-    private let willResize: (PixelSize, String, GstClockTime) -> Void
+    private let willResize: (PixelSize, String, MediaTime) -> Void
     private let log: @Sendable (String) -> Void
 
     public init(renderer: Renderer, fps: Int, duration: Double?, playback: Playback,
                 encoders: @escaping @Sendable () -> [Encoder],
-                willResize: @escaping (PixelSize, String, GstClockTime) -> Void, log: @escaping @Sendable (String) -> Void) throws {
+                willResize: @escaping (PixelSize, String, MediaTime) -> Void, log: @escaping @Sendable (String) -> Void) throws {
         self.renderer = renderer
         self.playback = playback
         clock = FrameClock(fps: fps)
@@ -86,7 +86,7 @@ public final class FrameLoop: @unchecked Sendable {
         clock.start()
         let t = Thread { [self] in
             // Foundation on Linux does not name the OS thread: named here, it shows in top -H, perf and /proc.
-            cgst_name_this_thread("frame-loop")
+            ck_name_this_thread("frame-loop")
             run()
             finished.signal()
         }
@@ -138,7 +138,7 @@ public final class FrameLoop: @unchecked Sendable {
             if let resize, resize != renderer.size {
                 do {
                     let fresh = try FrameProducer(size: resize, fps: clock.fps)
-                    willResize(resize, fresh.caps, GstClockTime(target))
+                    willResize(resize, fresh.caps, MediaTime(target))
                     renderer.resize(to: resize)
                     for e in encoders() { try e.setRawCaps(fresh.caps) }
                     lock.withLock {
@@ -162,7 +162,7 @@ public final class FrameLoop: @unchecked Sendable {
             let wall = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
             let time = FrameTime(frame: n, media: media, wall: wall, paused: playback.isPaused,
                                  viewers: viewers?() ?? 0)
-            let buffer: UnsafeMutablePointer<GstBuffer>
+            let buffer: MediaBuffer
             do {
                 let started = DispatchTime.now().uptimeNanoseconds
                 let (b, drawn) = try producer.produce(renderer, at: time)
@@ -174,8 +174,7 @@ public final class FrameLoop: @unchecked Sendable {
                 n += 1
                 continue
             }
-            cgst_buffer_set_timing(buffer, GstClockTime(target), GstClockTime(frameNs))
-            cgst_buffer_set_pts_dts(buffer, GstClockTime(target), cgst_clock_time_none())
+            buffer.stamp(pts: MediaTime(target), duration: MediaTime(frameNs))
             if let dropPattern, dropPattern.drops(n) {
                 lock.withLock { _stats.injected += 1 }
             } else {
@@ -183,7 +182,6 @@ public final class FrameLoop: @unchecked Sendable {
                 let deadline = Date().addingTimeInterval(Self.encoderWaitLimit)
                 for e in encoders() { e.push(buffer, waitingUntil: deadline) }
             }
-            gst_buffer_unref(buffer)
             lock.withLock { _stats.frame = n }
             if !sentFirst {
                 sentFirst = true

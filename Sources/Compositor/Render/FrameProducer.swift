@@ -1,4 +1,3 @@
-import CGst
 import CPango
 import Foundation
 
@@ -16,8 +15,9 @@ public final class FrameProducer {
     private var history: [(frame: Int64, rects: [Rect])] = []
     /// Frames up to this one are no longer in `history`.
     private var forgottenUpTo: Int64 = -1
-    private var held: [Int: Int64] = [:]
-    private var last: UnsafeMutablePointer<GstBuffer>?
+    /// Which frame each buffer's memory (by the address of its Y plane) holds.
+    private var frameInMemory: [Int: Int64] = [:]
+    private var last: MediaBuffer?
     /// Pixels converted to I420 so far: what the damage tracking saved shows against frames × picture size.
     public private(set) var convertedPixels: UInt64 = 0
 
@@ -26,10 +26,6 @@ public final class FrameProducer {
         surface = try ImageSurface(width: size.width, height: size.height)
         canvas = Canvas(surface: surface)
         pool = try FramePool(size: size, fps: fps, format: .i420)
-    }
-
-    deinit {
-        if let last { gst_buffer_unref(last) }
     }
 
     public var caps: String { pool.caps }
@@ -48,20 +44,20 @@ public final class FrameProducer {
     /// The previous frame's buffer, when nobody else holds it or its memory any more (the encoder is done with
     /// it): drawing into it converts only this frame's changes, and the same memory, still in cache, serves frame
     /// after frame. A pool rotates its buffers, so each one is several frames old and cold.
-    private func takeReusableLast() -> UnsafeMutablePointer<GstBuffer>? {
-        guard let buffer = last else { return nil }
-        let object = UnsafeMutableRawPointer(buffer).assumingMemoryBound(to: GstMiniObject.self)
-        guard gst_mini_object_is_writable(object) != 0, gst_buffer_is_all_memory_writable(buffer) != 0 else { return nil }
+    private func takeReusableLast() -> MediaBuffer? {
+        guard var buffer = last else { return nil }
         last = nil
+        // Nobody else holds this object, the buffer, or its memory (the encoder is done with them).
+        guard isKnownUniquelyReferenced(&buffer), buffer.isExclusive else { return nil }
         // A new frame: no flag of the old one (a DISCONT, a marker) carries over.
-        buffer.pointee.mini_object.flags = 0
+        buffer.clearFlags()
         return buffer
     }
 
-    /// The buffer for `time` (the caller's reference) and whether anything was drawn for it.
-    public func produce(_ renderer: Renderer, at time: FrameTime) throws -> (UnsafeMutablePointer<GstBuffer>, drawn: Bool) {
+    /// The buffer for `time` and whether anything was drawn for it. Stamp it before handing it on.
+    public func produce(_ renderer: Renderer, at time: FrameTime) throws -> (MediaBuffer, drawn: Bool) {
         if let last, renderer.isUnchanged(at: time) {
-            return (gst_buffer_copy(last), false)
+            return (last.shallowCopy(), false)
         }
         let damage = renderer.render(on: canvas, at: time)
         history.append((time.frame, damage))
@@ -74,7 +70,7 @@ public final class FrameProducer {
         try pool.withPlanes(buffer) { planes in
             let key = Int(bitPattern: planes.y)
             var rects: [Rect]
-            if let k = held[key], k >= forgottenUpTo {
+            if let k = frameInMemory[key], k >= forgottenUpTo {
                 rects = history.filter { $0.frame > k }.flatMap(\.rects)
             } else {
                 rects = [size.rect]
@@ -86,11 +82,10 @@ public final class FrameProducer {
                     convertedPixels += UInt64((a.x1 - a.x0) * (a.y1 - a.y0))
                 }
             }
-            if held.count > 64 { held = [:] }
-            held[key] = time.frame
+            if frameInMemory.count > 64 { frameInMemory = [:] }
+            frameInMemory[key] = time.frame
         }
-        if let last { gst_buffer_unref(last) }
-        last = gst_buffer_ref(buffer)
+        last = buffer
         return (buffer, true)
     }
 }

@@ -1,0 +1,65 @@
+import CGst
+
+/// A time on GStreamer's clocks or in a stream, in nanoseconds (a `GstClockTime`).
+public typealias MediaTime = UInt64
+
+/// Owns one reference to a `GstBuffer`: an encoded frame, or a raw one on its way to the encoder. The reference
+/// goes with the last copy of this object, so a buffer is kept exactly as long as someone holds it.
+///
+/// `@unchecked Sendable`: GStreamer's reference counts are atomic, and this type only changes a buffer through a
+/// fresh copy (`restamped`) or before it is handed to anyone (`stamp`), so sharing one between threads shares
+/// data nobody writes.
+public final class MediaBuffer: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<GstBuffer>
+
+    /// Takes over a reference the caller owned (transfer full).
+    init(takingOwnership pointer: UnsafeMutablePointer<GstBuffer>) {
+        self.pointer = pointer
+    }
+
+    /// Adds a reference of its own to a buffer the caller only borrows (transfer none).
+    init(retaining pointer: UnsafeMutablePointer<GstBuffer>) {
+        self.pointer = gst_buffer_ref(pointer)
+    }
+
+    deinit { gst_buffer_unref(pointer) }
+
+    private static func optional(_ t: GstClockTime) -> MediaTime? { t == cgst_clock_time_none() ? nil : MediaTime(t) }
+    private static func gst(_ t: MediaTime?) -> GstClockTime { t.map { GstClockTime($0) } ?? cgst_clock_time_none() }
+
+    public var pts: MediaTime? { Self.optional(cgst_buffer_pts(pointer)) }
+    public var dts: MediaTime? { Self.optional(cgst_buffer_dts(pointer)) }
+    public var duration: MediaTime? { Self.optional(pointer.pointee.duration) }
+    /// A frame a decoder can start from (no DELTA_UNIT flag).
+    public var isKeyFrame: Bool { cgst_buffer_is_delta(pointer) == 0 }
+    /// Bytes of data.
+    public var size: Int { Int(gst_buffer_get_size(pointer)) }
+
+    /// A new buffer sharing this one's memory (no copy of the data) with timestamps of its own.
+    public func restamped(pts: MediaTime?, dts: MediaTime?) -> MediaBuffer {
+        let copy = MediaBuffer(takingOwnership: gst_buffer_copy(pointer)!)
+        cgst_buffer_set_pts_dts(copy.pointer, Self.gst(pts), Self.gst(dts))
+        return copy
+    }
+
+    /// A new buffer sharing this one's memory and timestamps: one that can be stamped anew while this one travels.
+    public func shallowCopy() -> MediaBuffer { MediaBuffer(takingOwnership: gst_buffer_copy(pointer)!) }
+
+    /// Sets the timestamps of a buffer that nobody else has been given yet (a frame just drawn).
+    public func stamp(pts: MediaTime, duration: MediaTime) {
+        cgst_buffer_set_timing(pointer, GstClockTime(pts), GstClockTime(duration))
+        cgst_buffer_set_pts_dts(pointer, GstClockTime(pts), cgst_clock_time_none())
+    }
+
+    /// True when this is the only reference to the buffer and to its memory: it may be written again.
+    var isExclusive: Bool {
+        let object = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstMiniObject.self)
+        return gst_mini_object_is_writable(object) != 0 && gst_buffer_is_all_memory_writable(pointer) != 0
+    }
+
+    /// Forgets the flags of a previous frame (DISCONT, markers) before the buffer carries a new one.
+    func clearFlags() { pointer.pointee.mini_object.flags = 0 }
+
+    /// A new reference for a C function that takes one (transfer full).
+    func passRetained() -> UnsafeMutablePointer<GstBuffer> { gst_buffer_ref(pointer) }
+}
