@@ -49,6 +49,42 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0)
         }
 
+        /// frame.png is the live picture: after a widget update it shows the new text, byte for byte what
+        /// `snapshot` draws for a scene that says so (it used to render the scene file afresh and miss updates).
+        @Test func framePNGShowsTheLivePictureWithItsUpdates() throws {
+            let dir = try TempDir()
+            let scene = """
+            size: 640x360
+            fps: 30
+            background: "#1d3557"
+            widgets:
+              - {id: note, type: text, text: "before", align: center, place: fill}
+            """
+            let before = try dir.write("before.yaml", scene)
+            let after = try dir.write("after.yaml", scene.replacingOccurrences(of: "\"before\"", with: "\"after the update\""))
+            let (p, _) = try startLive([before], rtsp: false)
+            let c = try #require(controlURL(p))
+            let (status, _) = http("PATCH", c + "/v1/widgets/note", body: Data(#"{"text": "after the update"}"#.utf8))
+            #expect(status == 200)
+            let expected = dir.file("expected.png")
+            let snap = try pipcompose(["snapshot", after, "--size", "640x360", "-o", expected])
+            #expect(snap.status == 0, "\(snap.stderr)")
+            let want = try Data(contentsOf: URL(fileURLWithPath: expected))
+            // The update is drawn in the next frame; the picture is asked for until it shows (bounded).
+            var got = Data()
+            let deadline = Date().addingTimeInterval(10)
+            while got != want && Date() < deadline {
+                let (code, png) = http("GET", c + "/v1/frame.png")
+                #expect(code == 200)
+                got = png
+            }
+            #expect(got == want, "frame.png never showed the updated text")
+            let (code, small) = http("GET", c + "/v1/frame.png?size=320x240")
+            #expect(code == 200 && small.count > 0)
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0)
+        }
+
         @Test func pauseFreezesTheTickerWhileFramesKeepFlowing() throws {
             let dir = try TempDir()
             let file = dir.file("pause.ts")

@@ -182,7 +182,7 @@ public final class ControlServer: @unchecked Sendable {
             if let s = request.uri.queryParameters.get("size") {
                 do { size = try RenderSize.parse(s) } catch { throw HTTPError(.badRequest, message: "\(error)") }
             }
-            let png = try session.framePNG(size: size)
+            let png = try await session.framePNG(size: size)
             return Response(status: .ok, headers: [.contentType: "image/png"],
                             body: .init(byteBuffer: ByteBuffer(bytes: png)))
         }

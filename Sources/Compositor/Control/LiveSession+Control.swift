@@ -39,15 +39,28 @@ extension LiveSession {
         events.publish("widgetUpdated", ["id": id, "properties": properties.keys.sorted().joined(separator: ",")])
     }
 
-    /// The frame now, rendered afresh at `size` (the stream is not touched).
-    public func framePNG(size: PixelSize?) throws -> Data {
-        let media = loop.map { playback.media(at: $0.runningSeconds) } ?? 0
-        let r = Renderer(scene: renderer.scene, size: size ?? renderer.size)
-        let surface = try r.snapshot(at: FrameTime(frame: loop?.stats.frame ?? 0, media: media, wall: Date(),
-                                                   paused: playback.isPaused))
+    /// The picture viewers see now, as PNG: a copy of the last frame sent (live widget updates included), scaled
+    /// to fit `size` when one is given (letterboxed, the aspect kept). Before the first frame, the scene rendered.
+    public func framePNG(size: PixelSize?) async throws -> Data {
+        let handover: Handover<ImageSurface>? = await withCheckedContinuation { done in
+            guard let loop else { return done.resume(returning: nil) }
+            loop.lastPicture { picture in done.resume(returning: picture.map(Handover.init)) }
+        }
+        var picture = try handover?.value ?? Renderer(scene: renderer.scene, size: renderer.size)
+            .snapshot(at: FrameTime(frame: 0, media: 0, wall: Date()))
+        if let size, size != PixelSize(width: picture.width, height: picture.height) {
+            let scaled = try ImageSurface(width: size.width, height: size.height)
+            let canvas = Canvas(surface: scaled)
+            canvas.paint(size.rect, .black)
+            let k = min(Double(size.width) / Double(picture.width), Double(size.height) / Double(picture.height))
+            let w = Double(picture.width) * k, h = Double(picture.height) * k
+            let dest = Rect(x: (Double(size.width) - w) / 2, y: (Double(size.height) - h) / 2, width: w, height: h)
+            canvas.draw(picture, in: dest, clip: size.rect)
+            picture = scaled
+        }
         let path = NSTemporaryDirectory() + "pipcompose-frame-\(UUID().uuidString).png"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try surface.writePNG(to: path)
+        try picture.writePNG(to: path)
         return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 

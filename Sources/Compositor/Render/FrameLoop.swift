@@ -30,6 +30,9 @@ public final class FrameLoop: @unchecked Sendable {
     public let playback: Playback
     /// Work for the loop thread, run before the next frame: widget updates must not race with drawing.
     private var commands: [(Renderer, Double) -> Void] = []
+    /// Who waits for a copy of the picture last sent (`lastPicture`).
+    private var pictureRequests: [(ImageSurface?) -> Void] = []
+    private var ended = false
     /// Records how long producing each frame took (drawing and conversion).
     public var renderTimer: Metrics.Timer?
     /// The live RTSP viewer count, read each frame.
@@ -79,6 +82,17 @@ public final class FrameLoop: @unchecked Sendable {
         lock.withLock { commands.append(command) }
     }
 
+    /// Calls `done` on the loop thread, before the next frame, with a copy of the picture of the last frame sent:
+    /// exactly what viewers see, widget updates included. Nil before the first frame or after the loop ended.
+    public func lastPicture(_ done: @escaping (ImageSurface?) -> Void) {
+        let now = lock.withLock { () -> Bool in
+            if ended { return true }
+            pictureRequests.append(done)
+            return false
+        }
+        if now { done(nil) }
+    }
+
     /// Running time now, in seconds.
     public var runningSeconds: Double { Double(clock.runningTime) / 1e9 }
 
@@ -88,6 +102,13 @@ public final class FrameLoop: @unchecked Sendable {
             // Foundation on Linux does not name the OS thread: named here, it shows in top -H, perf and /proc.
             ck_name_this_thread("frame-loop")
             run()
+            // Nobody waits for a picture forever once there are no more frames.
+            let waiting = lock.withLock { () -> [(ImageSurface?) -> Void] in
+                ended = true
+                defer { pictureRequests = [] }
+                return pictureRequests
+            }
+            for w in waiting { w(nil) }
             finished.signal()
         }
         t.name = "frame-loop"
@@ -120,6 +141,12 @@ public final class FrameLoop: @unchecked Sendable {
             // A finite scene ends at its end.
             if n > 0 && playback.ended(at: Double(target) / 1e9) { break }
             let now = clock.wait(until: target)
+            // Copies of the last picture, before anything changes it (a resize replaces the canvas).
+            let pictures = lock.withLock { () -> [(ImageSurface?) -> Void] in
+                defer { pictureRequests = [] }
+                return pictureRequests
+            }
+            for p in pictures { p(sentFirst ? try? producer.copyOfPicture() : nil) }
             // A hiccup (the thread scheduled late by a frame or a few) is caught up: the missed frames are
             // drawn at once with their own timestamps, which costs well under a millisecond each. Only a real
             // stall, more than `catchUpLimit` frames behind, skips frames, and counts them as dropped.

@@ -30,6 +30,14 @@ public final class FrameProducer {
 
     public var caps: String { pool.caps }
 
+    /// A copy of the picture last produced (the canvas keeps the whole frame): what viewers see now.
+    public func copyOfPicture() throws -> ImageSurface {
+        let copy = try ImageSurface(width: size.width, height: size.height)
+        Canvas(surface: copy).copy(size.rect, from: surface)
+        copy.flush()
+        return copy
+    }
+
     /// Rectangles without repeats: widget boxes change in the same place frame after frame, and a buffer
     /// several frames old would otherwise convert the ticker's band once per frame it missed.
     static func distinct(_ rects: [Rect]) -> [Rect] {
