@@ -55,30 +55,51 @@ public final class RTSPServer: @unchecked Sendable {
             Signals.connect(client, "play-request") { [weak self] _, _ in self?.onPlay?() }
             Signals.connect(client, "closed", noArguments: { [weak self] in self?.viewerLeft() })
         }
-        Self.useSessionName(title)
+        Self.useSessionName(title, for: server)
     }
 
-    /// The SDP session name viewers see (`s=` line; players show it as the stream's title).
-    nonisolated(unsafe) private static var sessionName = "pipcompose"
+    /// The SDP session name viewers see (`s=` line; players show it as the stream's title), per server: a soak
+    /// serves many streams from one process, each with its own title. Keyed by the server's mount points, which a
+    /// client knows. Guarded by `titlesLock`.
+    nonisolated(unsafe) private static var titles: [UnsafeMutableRawPointer: String] = [:]
+    private static let titlesLock = NSLock()
     nonisolated(unsafe) private static var originalCreateSDP: (@convention(c) (UnsafeMutablePointer<GstRTSPClient>?,
         UnsafeMutablePointer<GstRTSPMedia>?) -> UnsafeMutablePointer<GstSDPMessage>?)?
 
     /// gst-rtsp-server names every session "Session streamed with GStreamer" and has no setter: its client
-    /// class's `create_sdp` is wrapped once per process (one server per process) to put the scene title there.
-    private static func useSessionName(_ title: String) {
-        sessionName = title
-        guard originalCreateSDP == nil, let raw = g_type_class_ref(gst_rtsp_client_get_type()) else { return }
-        let klass = raw.assumingMemoryBound(to: GstRTSPClientClass.self)
-        originalCreateSDP = klass.pointee.create_sdp
-        klass.pointee.create_sdp = { client, media in
-            let sdp = RTSPServer.originalCreateSDP?(client, media)
-            if let sdp { gst_sdp_message_set_session_name(sdp, RTSPServer.sessionName) }
-            return sdp
+    /// class's `create_sdp` is wrapped once per process to put the title of the client's server there.
+    private static func useSessionName(_ title: String, for server: UnsafeMutablePointer<GstRTSPServer>) {
+        let mounts = gst_rtsp_server_get_mount_points(server)!
+        defer { g_object_unref(UnsafeMutableRawPointer(mounts)) }
+        titlesLock.withLock {
+            titles[UnsafeMutableRawPointer(mounts)] = title
+            guard originalCreateSDP == nil, let raw = g_type_class_ref(gst_rtsp_client_get_type()) else { return }
+            let klass = raw.assumingMemoryBound(to: GstRTSPClientClass.self)
+            originalCreateSDP = klass.pointee.create_sdp
+            klass.pointee.create_sdp = { client, media in
+                let original = RTSPServer.titlesLock.withLock { RTSPServer.originalCreateSDP }
+                let sdp = original?(client, media)
+                if let sdp, let client, let mounts = gst_rtsp_client_get_mount_points(client) {
+                    defer { g_object_unref(UnsafeMutableRawPointer(mounts)) }
+                    if let title = RTSPServer.titlesLock.withLock({ RTSPServer.titles[UnsafeMutableRawPointer(mounts)] }) {
+                        gst_sdp_message_set_session_name(sdp, title)
+                    }
+                }
+                return sdp
+            }
         }
+    }
+
+    /// Forgets the server's title (its mount points may be freed and their address reused).
+    private static func forgetSessionName(for server: UnsafeMutablePointer<GstRTSPServer>) {
+        let mounts = gst_rtsp_server_get_mount_points(server)!
+        defer { g_object_unref(UnsafeMutableRawPointer(mounts)) }
+        _ = titlesLock.withLock { titles.removeValue(forKey: UnsafeMutableRawPointer(mounts)) }
     }
 
     deinit {
         assert(thread == nil, "RTSPServer released without stop()")
+        Self.forgetSessionName(for: server)
         g_main_loop_unref(loop)
         g_main_context_unref(context)
         g_object_unref(UnsafeMutableRawPointer(server))
