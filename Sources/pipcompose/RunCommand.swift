@@ -206,7 +206,7 @@ struct RunCommand: ParsableCommand {
         }
         let mpris = noMpris ? nil : MPRISFeed.start(session: session, player: mprisPlayer, log: { printLog($0) })
         if let rtsp = session.rtsp { print("serving \(rtsp.url)") }
-        for c in session.chains { print("output \(c.id)") }
+        for c in session.pipelineOutputs { print("output \(c.id)") }
         print("\(options.size) at \(options.fps) fps; type 'resize WxH' + Enter to resize, Ctrl-C to stop")
         fflush(nil)
         stopper.readCommands()

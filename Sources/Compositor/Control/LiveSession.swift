@@ -23,7 +23,7 @@ public final class LiveSession: @unchecked Sendable {
     private var encoderTemplate: PipelineTemplate?
     private var liveEncoder: Encoder?
     private var fixedEncoders: [PixelSize: Encoder] = [:]
-    public private(set) var chains: [ChainOutput] = []
+    public private(set) var pipelineOutputs: [PipelineOutput] = []
     public private(set) var rtsp: RTSPOutput?
     private(set) var loop: FrameLoop?
     private var splitCounters: [String: Int] = [:]
@@ -55,7 +55,7 @@ public final class LiveSession: @unchecked Sendable {
         var dump: [(String, String)] = []
         dump.append(("encoder", try template.render(options.encoder.values(for: encoderKind, liveSize: options.size,
                                                                                 fixed: nil, fps: options.fps))))
-        var chains: [ChainOutput] = []
+        var pipelineOutputs: [PipelineOutput] = []
         for (i, spec) in options.outputs.enumerated() {
             switch spec {
             case .rtsp(let endpoint):
@@ -71,38 +71,39 @@ public final class LiveSession: @unchecked Sendable {
                 rtsp = out
                 dump.append(("rtsp \(endpoint.url)", out.mediaLaunch))
             default:
-                let out = try makeChain(spec, index: i, path: nil)
+                let out = try makePipelineOutput(spec, index: i, path: nil)
                 dump.append((out.id, try out.prepare()))
-                chains.append(out)
+                pipelineOutputs.append(out)
             }
         }
-        self.chains = chains
+        self.pipelineOutputs = pipelineOutputs
         return dump
     }
 
-    private func makeChain(_ spec: OutputSpec, index: Int, path override: String?) throws -> ChainOutput {
-        let out = try makeChainOutput(spec, index: index, path: override)
+    private func makePipelineOutput(_ spec: OutputSpec, index: Int, path override: String?) throws -> PipelineOutput {
+        let out = try newPipelineOutput(spec, index: index, path: override)
         out.title = options.scene.title
         let events = self.events
         out.onEvent = { type, details in events.publish(type, details) }
         return out
     }
 
-    private func makeChainOutput(_ spec: OutputSpec, index: Int, path override: String?) throws -> ChainOutput {
+    /// The output for `spec`, from its pipeline file, not yet started.
+    private func newPipelineOutput(_ spec: OutputSpec, index: Int, path override: String?) throws -> PipelineOutput {
         let tags = PipelineTemplate.titleTags(options.scene.title)
         switch spec {
         case .record(let path, let format, _):
             let location = override ?? path
-            return ChainOutput(id: "record:\(location)", spec: spec,
+            return PipelineOutput(id: "record:\(location)", spec: spec,
                                template: try PipelineTemplate.load("record-\(format.rawValue)"),
                                values: ["location": PipelineTemplate.quoted(location)],
                                maxQueued: options.fps * 2, log: log)
         case .push(let url, let scheme):
-            return ChainOutput(id: "push:\(url)", spec: spec, template: try PipelineTemplate.load("push-\(scheme)"),
+            return PipelineOutput(id: "push:\(url)", spec: spec, template: try PipelineTemplate.load("push-\(scheme)"),
                                values: ["location": PipelineTemplate.quoted(url)],
                                maxQueued: options.fps / 2, log: log)
         case .custom(let path):
-            return ChainOutput(id: "pipeline:\(URL(fileURLWithPath: path).lastPathComponent)#\(index)", spec: spec,
+            return PipelineOutput(id: "pipeline:\(URL(fileURLWithPath: path).lastPathComponent)#\(index)", spec: spec,
                                template: try PipelineTemplate.load(path: path),
                                values: ["tags": tags, "title": PipelineTemplate.quoted(options.scene.title)],
                                maxQueued: options.fps, log: log)
@@ -146,13 +147,13 @@ public final class LiveSession: @unchecked Sendable {
             live.subscribe(rtsp) { [weak rtsp] b, c in rtsp?.deliver(b, c) }
         }
         do {
-            for out in chains {
+            for out in pipelineOutputs {
                 if case .record(_, let format, _) = out.spec, format.fixedSize { out.fileSize = renderer.size }
                 out.feed(from: live)
                 try out.startOrRetry()
             }
         } catch {
-            for out in chains { out.finish(timeout: 2) }
+            for out in pipelineOutputs { out.finish(timeout: 2) }
             live.finish(timeout: 2)
             rtsp?.stop()
             throw error
@@ -192,7 +193,7 @@ public final class LiveSession: @unchecked Sendable {
         // The live encoder starts over at the new size: its frame at `time` is a key frame.
         live.requestKeyFrame(at: time)
         var stillUsed = Set<PixelSize>()
-        for out in lock.withLock({ chains }) where (out.state == .running || out.state == .starting) && !out.isEnding {
+        for out in lock.withLock({ pipelineOutputs }) where (out.state == .running || out.state == .starting) && !out.isEnding {
             guard case .record(let path, let format, let policy) = out.spec, format.fixedSize,
                   let fileSize = out.fileSize else { continue }
             switch policy {
@@ -209,7 +210,7 @@ public final class LiveSession: @unchecked Sendable {
                         // Once stopped and drained, outputs waiting for its last frame move on at once.
                         e.onDrained = { [weak self, weak e] in
                             guard let self, let e else { return }
-                            for out in self.lock.withLock({ self.chains }) { out.sourceEnded(e) }
+                            for out in self.lock.withLock({ self.pipelineOutputs }) { out.sourceEnded(e) }
                         }
                         lock.withLock { fixedEncoders[fileSize] = e }
                         target = e
@@ -233,11 +234,11 @@ public final class LiveSession: @unchecked Sendable {
                 let url = URL(fileURLWithPath: path)
                 let next = url.deletingPathExtension().path + "-\(n)." + url.pathExtension
                 do {
-                    let fresh = try makeChain(out.spec, index: 0, path: next)
+                    let fresh = try makePipelineOutput(out.spec, index: 0, path: next)
                     fresh.fileSize = size
                     fresh.feed(from: live, startingAt: time)
                     try fresh.start()
-                    lock.withLock { chains.append(fresh) }
+                    lock.withLock { pipelineOutputs.append(fresh) }
                     log("\(out.id): size is now \(size); continuing in \(next)")
                 } catch {
                     log("\(out.id): cannot start \(next): \(error)")
@@ -256,7 +257,7 @@ public final class LiveSession: @unchecked Sendable {
                 e.finish(timeout: 2)
                 guard let self else { return }
                 self.lock.withLock { self.retiredEncoderDrops += e.droppedFrames + e.delayDropped }
-                for out in self.lock.withLock({ self.chains }) { out.sourceEnded(e) }
+                for out in self.lock.withLock({ self.pipelineOutputs }) { out.sourceEnded(e) }
             }
         }
         log("resized to \(size)")
@@ -269,14 +270,14 @@ public final class LiveSession: @unchecked Sendable {
     public func startOutput(_ spec: OutputSpec) throws(ControlError) -> String {
         guard let live = lock.withLock({ liveEncoder }) else { throw .conflict("not running") }
         if case .rtsp = spec { throw .bad("the RTSP server is configured at start (--rtsp)") }
-        let out: ChainOutput
+        let out: PipelineOutput
         do {
-            out = try makeChain(spec, index: lock.withLock { chains.count }, path: nil)
+            out = try makePipelineOutput(spec, index: lock.withLock { pipelineOutputs.count }, path: nil)
             _ = try out.prepare()
         } catch {
             throw .unprocessable("\(error)")
         }
-        if lock.withLock({ chains.contains { $0.id == out.id && $0.state != .stopped } }) {
+        if lock.withLock({ pipelineOutputs.contains { $0.id == out.id && $0.state != .stopped } }) {
             throw .conflict("\(out.id) is already running")
         }
         events.publish("willStart", ["output": out.id])
@@ -289,15 +290,15 @@ public final class LiveSession: @unchecked Sendable {
             events.publish("failedToStart", ["output": out.id, "reason": "\(error)"])
             throw .unprocessable("cannot start \(out.id): \(error)")
         }
-        lock.withLock { chains.append(out) }
+        lock.withLock { pipelineOutputs.append(out) }
         events.publish("didStart", ["output": out.id])
         return out.id
     }
 
     /// Ends one output (its file is finalized) while the rest run on.
     public func stopOutput(id: String) throws(ControlError) {
-        guard let out = lock.withLock({ chains.first { $0.id == id && $0.state != .stopped } }) else {
-            let ids = lock.withLock { chains.filter { $0.state != .stopped }.map(\.id) }
+        guard let out = lock.withLock({ pipelineOutputs.first { $0.id == id && $0.state != .stopped } }) else {
+            let ids = lock.withLock { pipelineOutputs.filter { $0.state != .stopped }.map(\.id) }
             throw .notFound("no running output '\(id)'; running: \(ids.isEmpty ? "none" : ids.joined(separator: ", "))")
         }
         events.publish("willStop", ["output": id])
@@ -322,7 +323,7 @@ public final class LiveSession: @unchecked Sendable {
             finalDelayHeld = liveEncoder?.delayHeld ?? finalDelayHeld
             retiredEncoderDrops += encoders.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped }
         }
-        let outs = lock.withLock { chains }
+        let outs = lock.withLock { pipelineOutputs }
         // Every encoder is drained: frames an output held for a switch that will not complete go out now.
         for out in outs { for e in encoders { out.sourceEnded(e) } }
         for out in outs {
@@ -369,12 +370,12 @@ public final class LiveSession: @unchecked Sendable {
         let encs = allEncoders()
         var outs: [(id: String, state: String, delivered: UInt64, dropped: UInt64, bytes: UInt64)] = []
         if let rtsp { outs.append((rtsp.id, "serving \(rtsp.url)", rtsp.delivered, rtsp.dropped, rtsp.bytes)) }
-        for c in lock.withLock({ chains }) { outs.append((c.id, c.state.rawValue, c.delivered, c.dropped, c.bytes)) }
+        for c in lock.withLock({ pipelineOutputs }) { outs.append((c.id, c.state.rawValue, c.delivered, c.dropped, c.bytes)) }
         var status = Status(size: s.size, frame: s.frame, rendered: s.rendered, repeated: s.repeated, late: s.late,
                       encoderDropped: encs.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped } + lock.withLock { retiredEncoderDrops },
                       encoded: lock.withLock { liveEncoder?.encodedFrames ?? finalEncoded },
                       outputs: outs, viewers: rtsp?.viewers ?? 0, uptime: Date().timeIntervalSince(started))
-        status.restarts = lock.withLock { chains.map { ($0.id, $0.restarts) } }
+        status.restarts = lock.withLock { pipelineOutputs.map { ($0.id, $0.restarts) } }
         status.injected = s.injected
         status.delayHeld = lock.withLock { liveEncoder?.delayHeld ?? finalDelayHeld }
         return status

@@ -4,7 +4,7 @@ import Foundation
 /// user's `--pipeline` tail. It fails alone: its errors never reach the encoder or the other outputs.
 ///
 /// `@unchecked Sendable`: every mutable field is behind `lock`; encoders call `deliver` on their streaming threads.
-public final class ChainOutput: @unchecked Sendable {
+public final class PipelineOutput: @unchecked Sendable {
     public enum State: String, Sendable {
         case starting, running, failed, retrying, stopped
     }
