@@ -177,8 +177,7 @@ struct CtlCommand: ParsableCommand {
                     let block = pending[..<r.lowerBound]
                     pending = String(pending[r.upperBound...])
                     for line in block.split(separator: "\n") where line.hasPrefix("data: ") {
-                        print(line.dropFirst(6))
-                        fflush(nil)
+                        say(String(line.dropFirst(6)))
                     }
                 }
             }

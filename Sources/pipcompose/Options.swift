@@ -8,6 +8,13 @@ func printWarning(_ message: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
+/// Prints a line (or lines) to standard output at once, for scripts and tests reading it as it comes.
+/// Written straight to the file descriptor, not through stdio: `fflush(NULL)` would also take stdin's lock,
+/// which the thread blocked in `readLine` holds, and so wait for the next line of input.
+func say(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
 /// Prints a line of the running log to standard error as it is.
 func printLog(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))

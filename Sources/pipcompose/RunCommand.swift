@@ -114,50 +114,36 @@ struct RunCommand: ParsableCommand {
         guard (0...10_000).contains(injectDelayMs) else {
             throw ValidationError("--inject-delay-ms must be 0...10000, got \(injectDelayMs)")
         }
-        for p in pipeline where !FileManager.default.isReadableFile(atPath: p) {
-            throw ValidationError("--pipeline '\(p)': no such readable file")
-        }
-        _ = try outputs()
+        do { _ = try outputs().specs() } catch { throw ValidationError("\(error)") }
         for f in tickerFile where !f.contains("=") {
             throw ValidationError("--ticker-file takes ID=PATH, e.g. memo=news.txt; got '\(f)'")
         }
         if !noControl {
-            do {
+            let exposure = Result { () throws(ControlError) in
                 let (host, _) = try ControlServer.parseAddress(control)
-                let loopback = ["127.0.0.1", "localhost", "::1"].contains(host)
-                if !loopback && (controlToken ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_CONTROL_TOKEN"] ?? "").isEmpty {
-                    throw ValidationError("the control API on \(host) is reachable from other machines: give "
-                                          + "--control-token TOKEN (or PIPCOMPOSE_CONTROL_TOKEN)")
-                }
-            } catch let e as ControlError { throw ValidationError(e.message) }
+                try ControlServer.checkExposure(host: host, token: token)
+            }
+            if case .failure(let e) = exposure { throw ValidationError(e.message) }
         }
     }
 
-    func outputs() throws -> [OutputSpec] {
-        let policy = OutputSpec.ResizePolicy(rawValue: recordResize) ?? .fit
-        var specs: [OutputSpec] = []
-        do {
-            let password = rtspPassword ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_RTSP_PASSWORD"]
-            if (rtspUser == nil) != (password == nil) {
-                throw OutputSpec.Invalid(description: "--rtsp-user and a password (--rtsp-password or "
-                                         + "PIPCOMPOSE_RTSP_PASSWORD) go together")
-            }
-            if rtsp != nil || rtspUser != nil {
-                var endpoint = try rtsp.map { try RTSPEndpoint.parse($0) } ?? RTSPEndpoint()
-                endpoint.user = rtspUser
-                endpoint.password = password
-                specs.append(.rtsp(endpoint))
-            }
-            for r in record { specs.append(try OutputSpec.record(r, policy: policy)) }
-            for p in push { specs.append(try OutputSpec.push(p)) }
-        } catch { throw ValidationError("\(error)") }
-        for p in pipeline { specs.append(.custom(path: p)) }
-        return specs
+    var token: String? { controlToken ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_CONTROL_TOKEN"] }
+
+    func outputs() -> OutputRequest {
+        var r = OutputRequest()
+        r.rtsp = rtsp
+        r.rtspUser = rtspUser
+        r.rtspPassword = rtspPassword ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_RTSP_PASSWORD"]
+        r.records = record
+        r.recordResize = OutputSpec.ResizePolicy(rawValue: recordResize) ?? .fit
+        r.pushes = push
+        r.pipelines = pipeline
+        return r
     }
 
-    func run() throws {
-        let scene = try loadScene(self.scene)
-        var options = LiveOptions(scene: scene, size: try parseSizeOption(size), fps: fps, outputs: try outputs())
+    func settings() throws -> RunSettings {
+        var options = LiveOptions(scene: try loadScene(scene), size: try parseSizeOption(size), fps: fps,
+                                  outputs: try outputs().specs())
         options.duration = duration
         options.injectDrops = try injectDrops.map { try DropPattern.parse($0) }
         options.injectDelayMs = injectDelayMs
@@ -165,169 +151,39 @@ struct RunCommand: ParsableCommand {
         options.encoder.preset = preset
         options.encoder.bitrate = bitrate ?? 0
         options.encoder.keyInterval = keyint ?? 0
-        let session = LiveSession(options: options, log: { printLog($0) })
+        var s = RunSettings(options: options)
+        if !noControl {
+            let (host, port) = try ControlServer.parseAddress(control)
+            s.control = (host, port, token)
+        }
+        s.tickerFiles = tickerFile.map { f in
+            let parts = f.split(separator: "=", maxSplits: 1).map(String.init)
+            return (parts[0], parts[1])
+        }
+        s.tickerStdin = tickerStdin
+        s.mpris = !noMpris
+        s.mprisPlayer = mprisPlayer
+        s.statusEvery = statusEvery
+        return s
+    }
+
+    func run() throws {
+        let run = LiveRun(settings: try settings(), say: { say($0) }, log: { printLog($0) })
         let dump: [(String, String)]
-        do { dump = try session.prepare() } catch { throw UserError("\(error)") }
+        do { dump = try run.prepare() } catch { throw UserError("\(error)") }
         if dumpPipeline {
             for (name, text) in dump { print("# \(name)\n\(text)\n") }
             return
         }
-        let stopper = Stopper(session: session)
-        stopper.installSignalHandlers()
-        var server: ControlServer?
-        if !noControl {
-            do {
-                let (host, port) = try ControlServer.parseAddress(control)
-                let token = controlToken ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_CONTROL_TOKEN"]
-                let s = try ControlServer(session: session, host: host, port: port, token: token)
-                try s.start()
-                server = s
-            } catch { throw UserError("\(error)") }
-        }
-        let controlServer = server
-        stopper.onStop = { controlServer?.stop() }
-        do { try session.start() } catch {
-            server?.stop()
-            throw UserError("cannot start: \(error)")
-        }
-        if let server { print("control \(server.url)") }
-        var feeds: [TickerFeed] = []
-        do {
-            for f in tickerFile {
-                let parts = f.split(separator: "=", maxSplits: 1).map(String.init)
-                let feed = try TickerFeed(session: session, widgetID: parts[0])
-                feed.watch(path: parts[1])
-                feeds.append(feed)
-            }
-            if let id = tickerStdin { stopper.stdinFeed = try TickerFeed(session: session, widgetID: id) }
-        } catch {
-            stopper.finish(reason: "bad ticker feed")
-            throw UserError("\(error)")
-        }
-        let mpris = noMpris ? nil : MPRISFeed.start(session: session, player: mprisPlayer, log: { printLog($0) })
-        if let rtsp = session.rtsp { print("serving \(rtsp.url)") }
-        for c in session.pipelineOutputs { print("output \(c.id)") }
-        print("\(options.size) at \(options.fps) fps; type 'resize WxH' + Enter to resize, Ctrl-C to stop")
-        fflush(nil)
-        stopper.readCommands()
-        if statusEvery > 0 { stopper.printStatus(every: statusEvery) }
-        if duration != nil {
-            DispatchQueue.global().async {
-                session.waitUntilFinished()
-                stopper.finish(reason: "duration reached")
-            }
-        }
-        let ok = stopper.waitForEnd()
-        feeds.forEach { $0.stop() }
-        mpris?.stop()
-        let s = session.status
-        print("stopped after \(s.frame + 1) frames: rendered \(s.rendered), repeated \(s.repeated), "
-              + "encoded \(s.encoded), dropped \(s.dropped) (late \(s.late), at the encoder \(s.encoderDropped))"
-              + (s.injected > 0 ? ", left out on purpose \(s.injected)" : ""))
-        for o in s.outputs { print("\(o.id): \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)") }
-        if let h = s.delayHeld {
-            print(String(format: "delay held (--inject-delay-ms): p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d frames",
-                         h.p50, h.p99, h.max, h.samples))
-        }
+        let started: LiveRun.Started
+        do { started = try run.start() } catch { throw UserError("cannot start: \(error)") }
+        if let url = started.controlURL { say("control \(url)") }
+        if let url = started.rtspURL { say("serving \(url)") }
+        for id in started.outputs { say("output \(id)") }
+        let o = run.settings.options
+        say("\(o.size) at \(o.fps) fps; type 'resize WxH' + Enter to resize, Ctrl-C to stop")
+        let ok = run.waitForEnd()
+        say(LiveRun.summarize(run.session.status))
         if !ok { throw UserError("some outputs did not finish in time; their files may lack the last second") }
-    }
-}
-
-/// Ends a run once, from a signal, the duration, or stdin closing: stops the session (finalizing files) and
-/// wakes the main thread.
-final class Stopper: @unchecked Sendable {
-    let session: LiveSession
-    private let lock = NSLock()
-    private var stopping = false
-    private var result = true
-    private let done = DispatchSemaphore(value: 0)
-    private var sources: [DispatchSourceSignal] = []
-    private let queue = DispatchQueue(label: "signals")
-
-    /// When set, standard input lines are ticker items instead of commands.
-    var stdinFeed: TickerFeed?
-
-    /// Runs once the session has stopped (closes the control API).
-    var onStop: (@Sendable () -> Void)?
-
-    init(session: LiveSession) { self.session = session }
-
-    func installSignalHandlers() {
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let src = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-            src.setEventHandler { [weak self] in
-                guard let self else { return }
-                if self.lock.withLock({ self.stopping }) {
-                    FileHandle.standardError.write(Data("second signal: exiting without finalizing\n".utf8))
-                    exit(130)
-                }
-                DispatchQueue.global().async { self.finish(reason: sig == SIGINT ? "interrupted" : "terminated") }
-            }
-            src.resume()
-            sources.append(src)
-        }
-    }
-
-    func finish(reason: String) {
-        let first = lock.withLock { () -> Bool in
-            if stopping { return false }
-            stopping = true
-            return true
-        }
-        guard first else { return }
-        FileHandle.standardError.write(Data("\(reason): finalizing outputs…\n".utf8))
-        let ok = session.stop()
-        onStop?()
-        lock.withLock { result = ok }
-        done.signal()
-    }
-
-    func waitForEnd() -> Bool {
-        done.wait()
-        return lock.withLock { result }
-    }
-
-    private var timer: DispatchSourceTimer?
-
-    func showStatus() {
-        let s = session.status
-        var text = "status: \(s.size) frame \(s.frame) rendered \(s.rendered) repeated \(s.repeated) "
-            + "dropped \(s.dropped) viewers \(s.viewers)\n"
-        for o in s.outputs { text += "  \(o.id): \(o.state), \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)\n" }
-        FileHandle.standardOutput.write(Data(text.utf8))
-    }
-
-    func printStatus(every seconds: Double) {
-        let t = DispatchSource.makeTimerSource(queue: queue)
-        t.schedule(deadline: .now() + seconds, repeating: seconds)
-        t.setEventHandler { [weak self] in self?.showStatus() }
-        t.resume()
-        timer = t
-    }
-
-    /// The stdin door: `resize WxH`, `WxH`, `status`.
-    func readCommands() {
-        let t = Thread { [self] in
-            while let line = readLine() {
-                if let feed = stdinFeed {
-                    feed.append(line)
-                    continue
-                }
-                let words = line.split(separator: " ").map(String.init)
-                guard let first = words.first else { continue }
-                let arg = first == "resize" ? words.dropFirst().first : (first.contains("x") ? first : nil)
-                if first == "status" {
-                    showStatus()
-                } else if let arg {
-                    do { session.requestResize(try RenderSize.parse(arg)) } catch { printWarning("\(error)") }
-                } else {
-                    printWarning("unknown command '\(line)'; use 'resize WxH' or 'status'")
-                }
-                fflush(nil)
-            }
-        }
-        t.name = "stdin"
-        t.start()
     }
 }

@@ -20,14 +20,20 @@ public final class ControlServer: @unchecked Sendable {
     public static let maxBody = 1 << 20
 
     public init(session: LiveSession, host: String, port: Int, token: String?) throws(ControlError) {
-        let loopback = ["127.0.0.1", "localhost", "::1"].contains(host)
-        if !loopback && (token ?? "").isEmpty {
-            throw .bad("the control API on \(host) (not loopback) needs --control-token TOKEN")
-        }
+        try Self.checkExposure(host: host, token: token)
         self.session = session
         self.host = host
         self.port = port
         self.token = token
+    }
+
+    /// The rule for who may reach the API: loopback as it is; any other address only with a bearer token.
+    public static func checkExposure(host: String, token: String?) throws(ControlError) {
+        let loopback = ["127.0.0.1", "localhost", "::1"].contains(host)
+        if !loopback && (token ?? "").isEmpty {
+            throw .bad("the control API on \(host) is reachable from other machines: give --control-token TOKEN "
+                       + "(or PIPCOMPOSE_CONTROL_TOKEN)")
+        }
     }
 
     /// Parses `[HOST:]PORT`.

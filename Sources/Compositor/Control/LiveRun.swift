@@ -1,0 +1,188 @@
+import Foundation
+
+/// What `pipcompose run` was asked for besides the session itself: the control API, feeds, status lines.
+public struct RunSettings: Sendable {
+    public var options: LiveOptions
+    /// Where the control API listens; nil for none.
+    public var control: (host: String, port: Int, token: String?)?
+    /// Tickers fed from files, as (widget id, path).
+    public var tickerFiles: [(id: String, path: String)] = []
+    /// A ticker fed from standard input (which then takes no commands).
+    public var tickerStdin: String?
+    /// Follow media players over D-Bus (MPRIS), this one or the first there.
+    public var mpris = true
+    public var mprisPlayer: String?
+    /// Seconds between status lines; 0 for none.
+    public var statusEvery: Double = 0
+
+    public init(options: LiveOptions) { self.options = options }
+}
+
+/// One run of a live session, from start to the finalized files: starts the session, the control API and the
+/// feeds; ends once, on the first of SIGINT/SIGTERM, the duration, or stdin closing, in a fixed order (frames,
+/// encoders, outputs, then the control API). A second signal exits at once.
+///
+/// `@unchecked Sendable`: `stopping`/`result` are behind `lock`; the rest is set in `start()` before any of the
+/// threads that read it (signals, stdin, status timer) begin.
+public final class LiveRun: @unchecked Sendable {
+    public let settings: RunSettings
+    public let session: LiveSession
+    private let log: @Sendable (String) -> Void
+    private let say: @Sendable (String) -> Void
+    private var server: ControlServer?
+    private var feeds: [TickerFeed] = []
+    private var stdinFeed: TickerFeed?
+    private var mpris: MPRISFeed?
+    private let lock = NSLock()
+    private var stopping = false
+    private var result = true
+    private let done = DispatchSemaphore(value: 0)
+    private let queue = DispatchQueue(label: "run-signals")
+    private var sources: [DispatchSourceSignal] = []
+    private var statusTimer: DispatchSourceTimer?
+
+    /// `say` prints to standard output (what scripts and tests read), `log` to standard error.
+    public init(settings: RunSettings, say: @escaping @Sendable (String) -> Void, log: @escaping @Sendable (String) -> Void) {
+        self.settings = settings
+        self.say = say
+        self.log = log
+        session = LiveSession(options: settings.options, log: log)
+    }
+
+    /// Checks every pipeline; returns their text by name (what `--dump-pipeline` prints).
+    public func prepare() throws -> [(String, String)] { try session.prepare() }
+
+    /// What came up: printed by the command as `serving …`, `output …`, `control …`.
+    public struct Started: Sendable {
+        public var rtspURL: String?
+        public var outputs: [String]
+        public var controlURL: String?
+    }
+
+    /// Starts everything; a failure stops what had started and is thrown.
+    public func start() throws -> Started {
+        stopOnSignals()
+        if let c = settings.control {
+            let s = try ControlServer(session: session, host: c.host, port: c.port, token: c.token)
+            try s.start()
+            server = s
+        }
+        do { try session.start() } catch {
+            server?.stop()
+            throw error
+        }
+        do {
+            for f in settings.tickerFiles {
+                let feed = try TickerFeed(session: session, widgetID: f.id)
+                feed.watch(path: f.path)
+                feeds.append(feed)
+            }
+            if let id = settings.tickerStdin { stdinFeed = try TickerFeed(session: session, widgetID: id) }
+        } catch {
+            finish(reason: "bad ticker feed")
+            throw error
+        }
+        if settings.mpris { mpris = MPRISFeed.start(session: session, player: settings.mprisPlayer, log: log) }
+        readStandardInput()
+        if settings.statusEvery > 0 { printStatus(every: settings.statusEvery) }
+        if settings.options.duration != nil {
+            DispatchQueue.global().async { [self] in
+                session.waitUntilFinished()
+                finish(reason: "duration reached")
+            }
+        }
+        return Started(rtspURL: session.rtsp?.url, outputs: session.pipelineOutputs.map(\.id), controlURL: server?.url)
+    }
+
+    /// Blocks until the run has ended and every file is finalized; false if some output did not finish in time.
+    public func waitForEnd() -> Bool {
+        done.wait()
+        feeds.forEach { $0.stop() }
+        mpris?.stop()
+        return lock.withLock { result }
+    }
+
+    /// Ends the run (once; later calls do nothing).
+    public func finish(reason: String) {
+        let first = lock.withLock { () -> Bool in
+            defer { stopping = true }
+            return !stopping
+        }
+        guard first else { return }
+        log("\(reason): finalizing outputs…")
+        statusTimer?.cancel()
+        let ok = session.stop()
+        server?.stop()
+        lock.withLock { result = ok }
+        done.signal()
+    }
+
+    private func stopOnSignals() {
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let src = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            src.setEventHandler { [weak self] in
+                guard let self else { return }
+                if self.lock.withLock({ self.stopping }) {
+                    self.log("second signal: exiting without finalizing")
+                    exit(130)
+                }
+                DispatchQueue.global().async { self.finish(reason: sig == SIGINT ? "interrupted" : "terminated") }
+            }
+            src.resume()
+            sources.append(src)
+        }
+    }
+
+    /// The status as one block of text: the frame counters, then each output.
+    public static func describe(_ s: LiveSession.Status) -> String {
+        var text = "status: \(s.size) frame \(s.frame) rendered \(s.rendered) repeated \(s.repeated) "
+            + "dropped \(s.dropped) viewers \(s.viewers)"
+        for o in s.outputs { text += "\n  \(o.id): \(o.state), \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)" }
+        return text
+    }
+
+    /// The end-of-run summary: frames, drops by cause, each output, and the injected delay as really held.
+    public static func summarize(_ s: LiveSession.Status) -> String {
+        var text = "stopped after \(s.frame + 1) frames: rendered \(s.rendered), repeated \(s.repeated), "
+            + "encoded \(s.encoded), dropped \(s.dropped) (late \(s.late), at the encoder \(s.encoderDropped))"
+            + (s.injected > 0 ? ", left out on purpose \(s.injected)" : "")
+        for o in s.outputs { text += "\n\(o.id): \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)" }
+        if let h = s.delayHeld {
+            text += String(format: "\ndelay held (--inject-delay-ms): p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d frames",
+                           h.p50, h.p99, h.max, h.samples)
+        }
+        return text
+    }
+
+    private func printStatus(every seconds: Double) {
+        let t = DispatchSource.makeTimerSource(queue: queue)
+        t.schedule(deadline: .now() + seconds, repeating: seconds)
+        t.setEventHandler { [weak self] in
+            guard let self else { return }
+            self.say(Self.describe(self.session.status))
+        }
+        t.resume()
+        statusTimer = t
+    }
+
+    /// Standard input: ticker items for `tickerStdin`, else console commands (`ConsoleCommand`).
+    private func readStandardInput() {
+        let t = Thread { [self] in
+            while let line = readLine() {
+                if let feed = stdinFeed {
+                    feed.append(line)
+                    continue
+                }
+                switch ConsoleCommand.parse(line) {
+                case .status: say(Self.describe(session.status))
+                case .resize(let size): session.requestResize(size)
+                case .unknown(let message): log("warning: \(message)")
+                case .empty: break
+                }
+            }
+        }
+        t.name = "stdin"
+        t.start()
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Compositor
+
+@Suite struct RunSettingsTests {
+    @Test func theConsoleLanguageReadsResizeStatusAndRefusesTheRest() {
+        #expect(ConsoleCommand.parse("resize 480x270") == .resize(PixelSize(width: 480, height: 270)))
+        #expect(ConsoleCommand.parse("640x360") == .resize(PixelSize(width: 640, height: 360)))
+        #expect(ConsoleCommand.parse("status") == .status)
+        #expect(ConsoleCommand.parse("") == .empty)
+        guard case .unknown(let odd) = ConsoleCommand.parse("resize 481x270") else { Issue.record("odd size taken"); return }
+        #expect(odd.contains("even"), "\(odd)")
+        guard case .unknown(let word) = ConsoleCommand.parse("hello") else { Issue.record("'hello' taken"); return }
+        #expect(word.contains("resize WxH"), "\(word)")
+    }
+
+    @Test func outputsAreCheckedInOrderWithTheRuleInEachRefusal() throws {
+        let dir = try TempDir()
+        var r = OutputRequest()
+        r.rtsp = "0/pip"
+        r.records = [dir.file("a.mp4"), dir.file("b.ts")]
+        r.recordResize = .split
+        r.pushes = ["srt://127.0.0.1:9000"]
+        let specs = try r.specs()
+        #expect(specs.count == 4)
+        guard case .rtsp(let e) = specs[0], case .record(_, .mp4, .split) = specs[1], case .push(_, "srt") = specs[3]
+        else { Issue.record("\(specs)"); return }
+        #expect(e.port == 0 && e.path == "/pip")
+
+        var login = OutputRequest()
+        login.rtspUser = "viewer"
+        #expect(throws: OutputSpec.Invalid.self) { try login.specs() }
+        do { _ = try login.specs() } catch { #expect(error.description.contains("go together")) }
+
+        var missing = OutputRequest()
+        missing.pipelines = [dir.file("nope.pipeline")]
+        do { _ = try missing.specs(); Issue.record("a missing pipeline file was taken") } catch {
+            #expect(error.description.contains("no such readable file"))
+        }
+    }
+
+    @Test func theControlAPIOffLoopbackNeedsAToken() throws {
+        try ControlServer.checkExposure(host: "127.0.0.1", token: nil)
+        try ControlServer.checkExposure(host: "::1", token: nil)
+        try ControlServer.checkExposure(host: "0.0.0.0", token: "secret")
+        #expect(throws: ControlError.self) { try ControlServer.checkExposure(host: "0.0.0.0", token: nil) }
+        #expect(throws: ControlError.self) { try ControlServer.checkExposure(host: "192.168.1.2", token: "") }
+    }
+}
