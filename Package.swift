@@ -82,12 +82,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Compositor", "TestSupport"]
+            dependencies: ["Compositor", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
         // Runs the built `pipcompose` binary as a user would.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["pipcompose", "TestSupport"]
+            dependencies: ["pipcompose", "Compositor", "TestSupport"]
         ),
     ]
 )

@@ -84,79 +84,37 @@ struct ProbeCommand: ParsableCommand {
     }
 
     func run() throws {
-        var picture: ReferencePicture?
+        var run = ProbeRun(url: url)
+        run.transport = Probe.Transport(rawValue: transport)!
+        run.jitterBufferMs = jitterBufferMs
+        run.warmup = warmup
+        run.duration = duration
+        run.timeout = timeout
+        run.corruptBelow = corruptBelow
+        run.maxLatencyMs = maxLatencyMs
+        run.maxDrops = maxDrops
+        run.maxCorrupt = maxCorrupt
         if let reference {
             do {
                 let scene = reference == "demo" ? DemoScene.load() : try SceneLoader.load(path: reference)
-                picture = ReferencePicture(scene: scene)
+                run.reference = (reference, ReferencePicture(scene: scene))
             } catch { throw UserError("--reference: \(error)") }
         }
-        let probe: Probe
-        do {
-            probe = try Probe(url: url, transport: Probe.Transport(rawValue: transport)!, jitterBufferMs: jitterBufferMs,
-                              warmupMs: warmup * 1000, reference: picture, corruptBelow: corruptBelow)
-            try probe.start()
-        } catch { throw UserError("cannot probe \(url): \(error)") }
         let interrupted = SignalFlag(SIGINT, SIGTERM)
-        let started = Date()
         let tty = isatty(STDERR_FILENO) != 0
-        while true {
-            let ended = probe.waitUntilEnded(timeout: 1)
-            let (second, total, latency) = probe.tick()
-            let elapsed = Date().timeIntervalSince(started)
-            if !quiet, let second {
-                let l = latency.map { String(format: "latency p50 %.1f p99 %.1f max %.1f ms", $0.p50, $0.p99, $0.max) }
-                    ?? (total.readable > 0 ? "latency -" : "no timecode")
-                let line = String(format: "%4ds %5.1f fps  ", second.second + 1, Double(second.frames)) + l
-                    + "  dropped \(total.dropped) repeated \(total.repeated) unreadable \(total.unreadable)"
-                FileHandle.standardError.write(Data((tty ? "\r\u{1B}[K" + line : line + "\n").utf8))
-            }
-            if ended || interrupted.raised { break }
-            if let duration, elapsed >= duration { break }
-            if total.frames == 0 && elapsed >= timeout {
-                probe.stop()
-                throw UserError("no frame from \(url) in \(Int(timeout)) s (is it playing? try --transport "
-                                + "\(transport == "tcp" ? "udp" : "tcp") or a longer --timeout)")
-            }
-        }
+        let result: ProbeReport
+        do {
+            result = try run.run(shouldStop: { interrupted.raised }, onSecond: { line in
+                if !quiet { FileHandle.standardError.write(Data((tty ? "\r\u{1B}[K" + line : line + "\n").utf8)) }
+            }, warn: { printWarning($0) })
+        } catch { throw UserError(error.description) }
         if tty && !quiet { FileHandle.standardError.write(Data("\n".utf8)) }
-        let failure = probe.failure
-        let (total, seconds) = probe.snapshot()
-        probe.stop()
-        if let failure, total.frames == 0 { throw UserError("cannot probe \(url): \(failure)") }
-        if let failure { printWarning("the stream ended with an error: \(failure)") }
-        let fidelity = probe.fidelity.map {
-            ProbeReport.Fidelity(scene: reference ?? "", total: $0.total, seconds: $0.seconds, errors: $0.errors)
-        }
-        let failures = ProbeReport.failures(total, live: probe.isLive, maxLatencyMs: maxLatencyMs, maxDrops: maxDrops,
-                                            fidelity: fidelity?.total, maxCorrupt: maxCorrupt)
-        let result = ProbeReport(url: url, transport: url.lowercased().hasPrefix("rtsp") ? transport : nil,
-                                 live: probe.isLive, total: total, seconds: seconds, fidelity: fidelity, failures: failures)
         if let report {
             do { try Data(result.json().utf8).write(to: URL(fileURLWithPath: report)) } catch {
                 throw UserError("cannot write the report to \(report): \(error.localizedDescription)")
             }
         }
         print(json ? result.json() : result.text)
-        if !failures.isEmpty { throw ExitCode(3) }
+        if !result.failures.isEmpty { throw ExitCode(3) }
     }
-}
-
-/// Remembers that SIGINT or SIGTERM came, for loops that check between waits.
-final class SignalFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _raised = false
-    private var sources: [DispatchSourceSignal] = []
-
-    init(_ signals: Int32...) {
-        for sig in signals {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler { [weak self] in self?.lock.withLock { self?._raised = true } }
-            s.resume()
-            sources.append(s)
-        }
-    }
-
-    var raised: Bool { lock.withLock { _raised } }
 }

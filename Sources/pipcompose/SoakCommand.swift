@@ -64,15 +64,7 @@ struct SoakCommand: ParsableCommand {
         do { result = try runner.run(shouldStop: { stop.raised }) } catch { throw UserError("soak: \(error)") }
         print(result.text)
         print("report: \(runner.jsonPath), \(runner.htmlPath)")
-        var problems: [String] = []
-        if result.totals.sourceDropped > 0 { problems.append("the sources dropped \(result.totals.sourceDropped) frames") }
-        if result.totals.viewerDropped > 0 { problems.append("the viewers missed \(result.totals.viewerDropped) frames") }
-        if result.totals.unreadable > 0 { problems.append("\(result.totals.unreadable) strips were unreadable") }
-        if result.totals.corrupt > 0 { problems.append("\(result.totals.corrupt) pictures were corrupt") }
-        for (j, v) in result.viewers.enumerated() {
-            if let e = v.error { problems.append("viewer \(j): \(e)") }
-            else if v.total.readable == 0 { problems.append("viewer \(j) read no timecode strip") }
-        }
+        let problems = result.problems
         for p in problems { printLog("soak: \(p)") }
         if !problems.isEmpty { throw ExitCode(3) }
     }

@@ -1,7 +1,5 @@
+import Compositor
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 import TestSupport
 
@@ -10,21 +8,13 @@ func ctl(_ control: String, _ args: [String]) throws -> Run {
     try pipcompose(["ctl", "--control", control] + args)
 }
 
-/// One HTTP request; returns the status code and body.
+/// One HTTP request through the library's control client; returns the status code (0: unreachable) and body.
 func http(_ method: String, _ url: String, body: Data? = nil) -> (Int, Data) {
-    var req = URLRequest(url: URL(string: url)!, timeoutInterval: 20)
-    req.httpMethod = method
-    req.httpBody = body
-    final class R: @unchecked Sendable { var status = 0; var data = Data() }
-    let r = R()
-    let done = DispatchSemaphore(value: 0)
-    URLSession.shared.dataTask(with: req) { d, resp, _ in
-        r.status = (resp as? HTTPURLResponse)?.statusCode ?? 0
-        r.data = d ?? Data()
-        done.signal()
-    }.resume()
-    done.wait()
-    return (r.status, r.data)
+    guard let u = URLComponents(string: url), let scheme = u.scheme, let host = u.host, let port = u.port,
+          let client = try? ControlClient(base: "\(scheme)://\(host):\(port)", token: nil) else { return (0, Data()) }
+    let path = u.percentEncodedPath + (u.percentEncodedQuery.map { "?" + $0 } ?? "")
+    guard let answer = try? client.exchange(method, path, body: body) else { return (0, Data()) }
+    return (answer.status, answer.body)
 }
 
 func statusJSON(_ control: String) -> [String: Any] {

@@ -2,6 +2,8 @@ import Foundation
 
 /// A child process the test owns: its output is collected line by line, waits are on lines appearing (with a
 /// timeout), and it is ended by its own id.
+///
+/// `@unchecked Sendable`: the collected lines and counters are behind `cond`; `process` is thread-safe (Foundation).
 final class LiveProcess: @unchecked Sendable {
     let process = Process()
     private let stdinPipe = Pipe()

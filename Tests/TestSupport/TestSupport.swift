@@ -37,6 +37,7 @@ public func runProgram(_ executable: String, _ arguments: [String]) throws -> Ru
     p.standardError = err
     p.standardInput = FileHandle.nullDevice
     try p.run()
+    /// `@unchecked Sendable`: written by the reader thread before `group.leave()`, read after `group.wait()`.
     final class Box: @unchecked Sendable { var data = Data() }
     let errBox = Box()
     let group = DispatchGroup()

@@ -7,6 +7,8 @@ import ServiceLifecycle
 /// The HTTP/JSON control API of a running session (Hummingbird). Loopback by default; any other address
 /// needs a bearer token. Every refusal is a 4xx with `{"error": {"message": …}}` naming the problem, and no
 /// request can stop the stream. See docs/openapi.yaml.
+///
+/// `@unchecked Sendable`: `task`, `group` and `boundPort` are written by `start()` and `stop()`, which the owner calls in turn, never at once; request handlers read only `session` and `token`, set in `init`.
 public final class ControlServer: @unchecked Sendable {
     public let session: LiveSession
     public let host: String
@@ -49,6 +51,7 @@ public final class ControlServer: @unchecked Sendable {
     /// Binds and serves; throws when the port cannot be had.
     public func start() throws {
         let ready = DispatchSemaphore(value: 0)
+        /// `@unchecked Sendable`: written once by the server task before `ready` is signalled, read after the wait.
         final class Outcome: @unchecked Sendable { var port = 0; var error: (any Error)? }
         let outcome = Outcome()
         let logger = {
@@ -180,8 +183,9 @@ public final class ControlServer: @unchecked Sendable {
             guard let id = request.uri.queryParameters.get("id") else {
                 throw HTTPError(.badRequest, message: "give the output as ?id=… (see status)")
             }
+            // The output leaves now; finalizing its file takes up to 10 s and is reported by `didStop`.
             do { try session.stopOutput(id: id) } catch { throw Self.http(error) }
-            return try Self.json(["stopped": id])
+            return try Self.json(["stopping": id], status: .accepted)
         }
         router.get("/v1/frame.png") { request, _ in
             var size: PixelSize?
@@ -214,11 +218,11 @@ public final class ControlServer: @unchecked Sendable {
         return router
     }
 
-    static func json<T: Encodable>(_ value: T) throws -> Response {
+    static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        return Response(status: .ok, headers: [.contentType: "application/json"],
+        return Response(status: status, headers: [.contentType: "application/json"],
                         body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
     }
 

@@ -17,6 +17,8 @@ public struct ControlEvent: Sendable, Codable, Equatable {
 
 /// Fans events out to every listener. Each listener has a bounded buffer (the newest 256 events): a client
 /// that reads slowly loses old events, it never grows memory; one that goes away is forgotten.
+///
+/// `@unchecked Sendable`: listeners and recent events are behind `lock`; `log` is set before the first event.
 public final class EventBus: @unchecked Sendable {
     private let lock = NSLock()
     private var listeners: [UUID: AsyncStream<ControlEvent>.Continuation] = [:]

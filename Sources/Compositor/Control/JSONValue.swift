@@ -1,3 +1,5 @@
+import Foundation
+
 /// Any JSON value, decoded strictly: `true` is not a number and `1` is not a boolean.
 public enum JSONValue: Decodable, Sendable, Equatable {
     case string(String)
@@ -27,5 +29,30 @@ public enum JSONValue: Decodable, Sendable, Equatable {
         case .object: "an object"
         case .null: "null"
         }
+    }
+}
+
+extension JSONValue: Encodable {
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .string(let s): try c.encode(s)
+        case .number(let d): try c.encode(d)
+        case .bool(let b): try c.encode(b)
+        case .array(let a): try c.encode(a)
+        case .object(let o): try c.encode(o)
+        case .null: try c.encodeNil()
+        }
+    }
+}
+
+extension JSONValue {
+    /// A value typed on a command line: numbers, true/false and [lists] as such, anything else as text (with
+    /// `\n` as a line break).
+    public static func parse(commandLine s: String) -> JSONValue {
+        if let d = Double(s) { return .number(d) }
+        if s == "true" || s == "false" { return .bool(s == "true") }
+        if s.hasPrefix("["), let v = try? JSONDecoder().decode(JSONValue.self, from: Data(s.utf8)) { return v }
+        return .string(s.replacingOccurrences(of: "\\n", with: "\n"))
     }
 }

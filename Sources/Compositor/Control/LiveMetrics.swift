@@ -5,6 +5,8 @@ import Prometheus
 /// Prometheus metrics of a running session through swift-metrics: frames rendered, repeated and dropped,
 /// render time, queue depth, viewers, bytes out and restarts per output. Counters advance by what the
 /// session counted since the last scrape; render time is recorded per frame by the frame loop.
+///
+/// `@unchecked Sendable`: `last` is behind `lock`; the swift-metrics handles are thread-safe.
 public final class LiveMetrics: @unchecked Sendable {
     /// One registry per process, bootstrapped into swift-metrics once.
     public static let registry: PrometheusCollectorRegistry = {

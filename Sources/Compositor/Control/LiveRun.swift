@@ -91,7 +91,7 @@ public final class LiveRun: @unchecked Sendable {
                 finish(reason: "duration reached")
             }
         }
-        return Started(rtspURL: session.rtsp?.url, outputs: session.pipelineOutputs.map(\.id), controlURL: server?.url)
+        return Started(rtspURL: session.rtsp?.url, outputs: session.outputIDs, controlURL: server?.url)
     }
 
     /// Blocks until the run has ended and every file is finalized; false if some output did not finish in time.

@@ -32,8 +32,7 @@ extension LiveSession {
 
     /// Changes widget properties; checked now, applied before the next frame.
     public func updateWidget(id: String, properties: [String: JSONValue]) throws(ControlError) {
-        let change = try WidgetUpdate.prepare(scene: renderer.scene, id: id, body: properties,
-                                              current: renderer.widget(id: id))
+        let change = try WidgetUpdate.prepare(scene: options.scene, id: id, body: properties)
         guard let loop else { throw .conflict("not running") }
         loop.perform(change)
         events.publish("widgetUpdated", ["id": id, "properties": properties.keys.sorted().joined(separator: ",")])
@@ -46,7 +45,7 @@ extension LiveSession {
             guard let loop else { return done.resume(returning: nil) }
             loop.lastPicture { picture in done.resume(returning: picture.map(Handover.init)) }
         }
-        var picture = try handover?.value ?? Renderer(scene: renderer.scene, size: renderer.size)
+        var picture = try handover?.value ?? Renderer(scene: renderer.scene, size: options.size)
             .snapshot(at: FrameTime(frame: 0, media: 0, wall: Date()))
         if let size, size != PixelSize(width: picture.width, height: picture.height) {
             let scaled = try ImageSurface(width: size.width, height: size.height)

@@ -4,6 +4,8 @@ import Foundation
 /// position. The player is polled twice a second (MPRIS players do not signal position changes); the card is
 /// told only what changed, and the position only when it moved away from where the card would be anyway
 /// (a seek), so the progress bar runs smoothly on its own between polls.
+///
+/// `@unchecked Sendable`: its state is touched only on its own serial poll queue; `stop()` cancels the timer there.
 public final class MPRISFeed: @unchecked Sendable {
     public static let prefix = "org.mpris.MediaPlayer2."
     static let objectPath = "/org/mpris/MediaPlayer2"
@@ -61,16 +63,20 @@ public final class MPRISFeed: @unchecked Sendable {
     }
 
     private func run() {
-        let t = DispatchSource.makeTimerSource(queue: queue)
-        t.schedule(deadline: .now(), repeating: .milliseconds(500))
-        t.setEventHandler { [weak self] in self?.poll() }
-        t.resume()
-        timer = t
+        queue.sync {
+            let t = DispatchSource.makeTimerSource(queue: queue)
+            t.schedule(deadline: .now(), repeating: .milliseconds(500))
+            t.setEventHandler { [weak self] in self?.poll() }
+            t.resume()
+            timer = t
+        }
     }
 
     public func stop() {
-        timer?.cancel()
-        timer = nil
+        queue.sync {
+            timer?.cancel()
+            timer = nil
+        }
     }
 
     /// Picks the player to follow among the names on the bus.

@@ -5,6 +5,8 @@ import Foundation
 /// Scene time runs with the frame clock while playing and stands still while paused (animations freeze,
 /// frames keep flowing). A live scene has an infinite time range and refuses skips; a finite one skips within
 /// [0, duration] and ends there.
+///
+/// `@unchecked Sendable`: the play state and time base are behind `lock`; `timeline` is constant.
 public final class Playback: @unchecked Sendable {
     public enum Refusal: Error, CustomStringConvertible {
         case live

@@ -2,6 +2,8 @@ import Foundation
 
 /// Live data for a ticker: lines appended to a watched text file, or read from standard input, scroll in.
 /// The ticker keeps the newest `maxItems` items, so a file or pipe that grows forever costs bounded memory.
+///
+/// `@unchecked Sendable`: `timer` and `lastContents` are touched only on `queue`; `append` goes to the frame loop.
 public final class TickerFeed: @unchecked Sendable {
     public static let maxItems = 50
     let session: LiveSession
@@ -54,7 +56,9 @@ public final class TickerFeed: @unchecked Sendable {
     }
 
     public func stop() {
-        timer?.cancel()
-        timer = nil
+        queue.sync {
+            timer?.cancel()
+            timer = nil
+        }
     }
 }

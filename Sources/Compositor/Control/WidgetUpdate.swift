@@ -25,9 +25,10 @@ public enum WidgetUpdate {
         }
     }
 
-    /// Checks `body` for widget `id` of `scene`; returns the change to run on the render thread.
-    public static func prepare(scene: Scene, id: String, body: [String: JSONValue],
-                               current: (any Widget)?) throws(ControlError) -> (Renderer, Double) -> Void {
+    /// Checks `body` for widget `id` of `scene` (the scene as loaded: which widgets exist and their types; no
+    /// widget's live state is read here, off the render thread); returns the change to run on the render thread.
+    public static func prepare(scene: Scene, id: String,
+                               body: [String: JSONValue]) throws(ControlError) -> (Renderer, Double) -> Void {
         guard let spec = scene.widgets.first(where: { $0.id == id }) else {
             throw .notFound("no widget '\(id)'; widgets: \(scene.widgets.map(\.id).joined(separator: ", "))")
         }
@@ -71,24 +72,28 @@ public enum WidgetUpdate {
             }
             let new = items ?? []
             return { renderer, media in (renderer.widget(id: id) as? TickerWidget)?.replaceItems(new, at: media) }
-        case .nowPlaying(let initial):
-            var c = (current as? NowPlayingWidget)?.config ?? initial
-            if let v = try string("title") { c.title = v }
-            if let v = try string("artist") { c.artist = v }
-            if let v = try string("album") { c.album = v }
+        case .nowPlaying:
+            let title = try string("title"), artist = try string("artist"), album = try string("album")
+            var artwork: String??
             if let v = try string("artwork") {
                 if !v.isEmpty && !v.hasPrefix("builtin:") {
                     do { _ = try Picture.load(path: v) } catch { throw .unprocessable("\(error)") }
                 }
-                c.artwork = v.isEmpty ? nil : v
+                artwork = .some(v.isEmpty ? nil : v)
             }
-            if let v = try number("duration", 0...(86400 * 7)) { c.duration = v }
+            let duration = try number("duration", 0...(86400 * 7))
             let position = try number("position", 0...(86400 * 7))
-            if let v = try bool("playing") { c.playing = v }
-            let config = c
+            let playing = try bool("playing")
+            // Merged into the card's state on the render thread, which alone reads and writes it.
             return { renderer, media in
                 guard let w = renderer.widget(id: id) as? NowPlayingWidget else { return }
-                var next = config
+                var next = w.config
+                if let title { next.title = title }
+                if let artist { next.artist = artist }
+                if let album { next.album = album }
+                if let artwork { next.artwork = artwork }
+                if let duration { next.duration = duration }
+                if let playing { next.playing = playing }
                 // Without a new position, keep playing from where the card is now.
                 next.position = position ?? w.position(at: media)
                 if next.duration > 0 { next.position = min(next.position, next.duration) }

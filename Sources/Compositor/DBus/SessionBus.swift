@@ -2,6 +2,8 @@ import CGio
 import Foundation
 
 /// A connection to the D-Bus session bus (GIO's GDBus), used to call methods synchronously from any thread.
+///
+/// `@unchecked Sendable`: a GDBusConnection is thread-safe (GIO documents synchronous calls from any thread).
 public final class SessionBus: @unchecked Sendable {
     private let connection: OpaquePointer
     public let address: String

@@ -1,6 +1,8 @@
 import CGio
 
 /// One owned `GVariant`: a D-Bus value read with GLib's non-variadic accessors.
+///
+/// `@unchecked Sendable`: a GVariant is immutable once made and its reference count is atomic.
 public final class Variant: @unchecked Sendable {
     let raw: OpaquePointer
 

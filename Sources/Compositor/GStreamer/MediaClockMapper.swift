@@ -9,6 +9,8 @@ import Foundation
 /// and subtracting the media's base time gives its running time there. The mapping is made as each buffer
 /// leaves appsrc (a pad probe on its streaming thread), when the media is playing and its base time is known;
 /// it is redone for every buffer, so a media paused and resumed by gst-rtsp-server stays right.
+///
+/// `@unchecked Sendable`: `last` is only touched on the appsrc's streaming thread (the pad probe).
 final class MediaClockMapper: @unchecked Sendable {
     private let frameClockBase: @Sendable () -> MediaTime?
     /// Only touched on the appsrc's streaming thread.

@@ -5,6 +5,8 @@ import Foundation
 ///
 /// Elements are found by name. `stop()` sends EOS, waits for it to come out (so muxers finalize their files),
 /// then sets NULL; it must be called before the last reference goes.
+///
+/// `@unchecked Sendable`: GStreamer's element and bus calls are thread-safe; `stopped`, `lastError` and `handler` are behind `lock`, EOS behind `eosCondition`.
 public final class Pipeline: @unchecked Sendable {
     public enum Event: Sendable {
         case error(GstError)

@@ -9,6 +9,8 @@ import Foundation
 /// known crash). Every request shares one media (`SharedMediaFactory`), but while an old media is being torn
 /// down a new one can already be serving: both are fed until the old one is gone, each under its own id.
 /// `onPlay` runs when a viewer starts playing: the moment to ask the encoder for a key frame.
+///
+/// `@unchecked Sendable`: the server and its main context are driven only on the main-loop thread (or before it starts); the viewer counts are behind `lock`; the callbacks are set before `start()`.
 public final class RTSPServer: @unchecked Sendable {
     public let endpoint: RTSPEndpoint
     public private(set) var boundPort = 0

@@ -5,6 +5,8 @@ import Foundation
 /// Live streams must not wait for it: while it is busy, newer frames are counted as skipped rather than
 /// queued (one slot, never a growing queue). A file has no clock to keep up with, so `offer` waits for the slot
 /// and every frame is compared.
+///
+/// `@unchecked Sendable`: the slot and the figures are behind `cond`; `reference` is used only on the comparing thread.
 public final class ReferenceComparer: @unchecked Sendable {
     private struct Job {
         var luma: [UInt8]

@@ -157,6 +157,7 @@ public final class Encoder: @unchecked Sendable {
 
     deinit { delayLine?.stop() }
 
+    /// `@unchecked Sendable`: `last` is behind `lock`.
     final class Serials: @unchecked Sendable {
         static let shared = Serials()
         private let lock = NSLock()

@@ -29,7 +29,7 @@ public final class PipelineOutput: @unchecked Sendable {
     private var retryTimer: DispatchWorkItem?
     private let log: @Sendable (String) -> Void
     /// Which encoder feeds this output from now on (the session moves fit recordings between encoders on resize).
-    public private(set) var source: Encoder?
+    private var source: Encoder?
     /// Which encoder each frame is taken from, by frame time: frame-exact moves between encoders and cuts.
     private var schedule: SourceSchedule<UInt64, HeldFrame>?
     /// Every encoder this output listens to (until it finishes).
@@ -41,8 +41,8 @@ public final class PipelineOutput: @unchecked Sendable {
     /// Frames refused after a switch of encoders because the new stream did not start on a key frame, and
     /// frames of an old encoder given up on (counted as dropped).
     private var _lostAtSwitch: UInt64 = 0
-    /// The size a fixed-size file was started with.
-    public var fileSize: PixelSize?
+    /// A file that cannot change picture size (MP4, MKV) keeps the caps it started with.
+    private let keepsFirstCaps: Bool
     /// How many frames the output may queue before it drops (a recording tolerates a slow disk longer).
     let maxQueued: Int
     /// Written into the container by the element named `mux`, when it takes tags.
@@ -58,6 +58,7 @@ public final class PipelineOutput: @unchecked Sendable {
         self.values = values
         self.maxQueued = maxQueued
         self.log = log
+        if case .record(_, let format, _) = spec { keepsFirstCaps = format.fixedSize } else { keepsFirstCaps = false }
     }
 
     public var state: State { lock.withLock { _state } }
@@ -187,7 +188,7 @@ public final class PipelineOutput: @unchecked Sendable {
         // A fixed-size file keeps its first caps: after a resize a letterboxing encoder of the same size takes
         // over, whose caps differ in fields that do not matter, and mp4mux would start a second track
         // description that ffmpeg refuses to play. Its SPS/PPS are the same, and they travel in band too.
-        gate.pass(frame.caps, to: input, keepFirst: fileSize != nil)
+        gate.pass(frame.caps, to: input, keepFirst: keepsFirstCaps)
         input.push(restamper.restamp(frame.buffer))
         _delivered += 1
         _bytes += UInt64(frame.buffer.size)

@@ -5,6 +5,8 @@ import Metrics
 /// The render loop: at each frame time it asks the `FrameProducer` for the frame (drawn and converted only
 /// where it changed, or the previous buffer again), stamps it with the frame clock's running time and hands
 /// it to every encoder.
+///
+/// `@unchecked Sendable`: the renderer and producer are used only on the loop thread; commands, picture requests, the pending size and the counters are behind `lock`; the public hooks are set before `start()`.
 public final class FrameLoop: @unchecked Sendable {
     public struct Stats: Sendable, Equatable {
         /// Frames drawn (wholly or in part).

@@ -113,6 +113,21 @@ public struct SoakReport: Codable, Sendable {
         return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }
 
+    /// Why the soak failed, one line each; empty when it passed: no frame dropped at a source or missed by a
+    /// viewer, every strip readable, no corrupt picture, and every viewer read strips.
+    public var problems: [String] {
+        var problems: [String] = []
+        if totals.sourceDropped > 0 { problems.append("the sources dropped \(totals.sourceDropped) frames") }
+        if totals.viewerDropped > 0 { problems.append("the viewers missed \(totals.viewerDropped) frames") }
+        if totals.unreadable > 0 { problems.append("\(totals.unreadable) strips were unreadable") }
+        if totals.corrupt > 0 { problems.append("\(totals.corrupt) pictures were corrupt") }
+        for (j, v) in viewers.enumerated() {
+            if let e = v.error { problems.append("viewer \(j): \(e)") }
+            else if v.total.readable == 0 { problems.append("viewer \(j) read no timecode strip") }
+        }
+        return problems
+    }
+
     /// Lines for a person.
     public var text: String {
         let t = totals

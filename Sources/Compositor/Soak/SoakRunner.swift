@@ -2,6 +2,8 @@ import Foundation
 
 /// Runs a soak: starts the streams and the probes, samples everything once a second, stops, and writes the
 /// report (soak.json and soak.html).
+///
+/// `@unchecked Sendable`: sessions, probes and errors are set up and read on the thread that calls `run`; the sampler reads the sessions' and probes' own thread-safe counters.
 public final class SoakRunner: @unchecked Sendable {
     public let config: SoakConfig
     private let log: @Sendable (String) -> Void

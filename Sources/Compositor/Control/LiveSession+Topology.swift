@@ -1,0 +1,161 @@
+import Foundation
+
+/// Changes to what runs. Each is computed by `Topology` as a value and carried out here, on `owner`, the one
+/// queue that replaces the running graph. Nothing slow happens on that queue: draining an encoder or
+/// finalizing a file runs elsewhere and reports back as an event.
+extension LiveSession {
+    /// On the loop thread, before the first frame of `size`, stamped `time`: fixed-size files switch to an
+    /// encoder of their own size (fit) or end and start a new numbered file (split), at that frame exactly.
+    func willResize(to size: PixelSize, rawCaps: String, at time: MediaTime) {
+        owner.sync {
+            guard let graph = running.value else { return }
+            // The live encoder starts over at the new size: its frame at `time` is a key frame.
+            graph.live.requestKeyFrame(at: time)
+            let (alive, _) = graph.topology.keeping(graph.alive)
+            let (next, steps) = alive.resized(to: size)
+            running.value = carryOut(steps, from: graph, to: next, at: time, rawCaps: rawCaps)
+        }
+        log("resized to \(size)")
+        events.publish("resized", ["width": String(size.width), "height": String(size.height)])
+    }
+
+    /// Turns `graph` into the running graph of `topology` by `steps`. A step that fails (an encoder that cannot
+    /// be made, a split file that cannot be opened) ends the outputs it concerns; the rest carry on.
+    private func carryOut(_ steps: [Topology.Step], from graph: RunningGraph, to topology: Topology,
+                          at time: MediaTime, rawCaps: String) -> RunningGraph {
+        var topology = topology
+        var fixed = graph.fixed
+        var outputs = graph.outputs
+        for step in steps {
+            switch step {
+            case .startEncoder(let s):
+                do {
+                    let e = try makeEncoder(fixed: s, liveSize: topology.size, rawCaps: rawCaps)
+                    // Once stopped and drained, outputs waiting for its last frame move on at once.
+                    e.onDrained = { [weak self, weak e] in
+                        guard let self, let e else { return }
+                        for out in self.lock.withLock({ self.ran }) { out.sourceEnded(e) }
+                    }
+                    fixed[s] = e
+                } catch {
+                    log("cannot letterbox into \(s): \(error)")
+                }
+            case .switchFeed(let id, let feed):
+                guard let out = outputs[id] else { continue }
+                guard let target = feed == .live ? graph.live : feed.size.flatMap({ fixed[$0] }) else {
+                    log("\(id): no encoder for \(feed); the file ends here")
+                    out.end(at: time)
+                    outputs[id] = nil
+                    continue
+                }
+                target.requestKeyFrame(at: time)
+                out.switchSource(to: target, at: time)
+            case .end(let id):
+                outputs.removeValue(forKey: id)?.end(at: time)
+            case .start(let o):
+                do {
+                    let fresh = try makePipelineOutput(o.spec, index: 0, location: o.location)
+                    fresh.feed(from: graph.live, startingAt: time)
+                    try fresh.start()
+                    outputs[o.id] = fresh
+                    lock.withLock { ran.append(fresh) }
+                    log("\(o.id): size is now \(topology.size); continuing in \(o.location ?? o.id)")
+                } catch {
+                    log("\(o.id): cannot start: \(error)")
+                }
+            case .retireEncoder(let s):
+                if let e = fixed.removeValue(forKey: s) { retire(e) }
+            }
+        }
+        // Outputs a failed step ended leave the topology, and encoders only they used are retired.
+        let (kept, retiring) = topology.keeping(Set(outputs.keys))
+        topology = kept
+        for case .retireEncoder(let s) in retiring { if let e = fixed.removeValue(forKey: s) { retire(e) } }
+        return graph.replacing(topology: topology, fixed: fixed, outputs: outputs.filter { topology.output($0.key) != nil })
+    }
+
+    /// Drains and stops an encoder nobody listens to, off the owner's queue; outputs waiting for its last
+    /// frames then move on.
+    private func retire(_ e: Encoder) {
+        DispatchQueue.global().async { [weak self] in
+            e.finish(timeout: 2)
+            guard let self else { return }
+            let outs = self.lock.withLock { () -> [PipelineOutput] in
+                self.retiredEncoderDrops += e.droppedFrames + e.delayDropped
+                return self.ran
+            }
+            for out in outs { out.sourceEnded(e) }
+        }
+    }
+
+    /// Starts a recording or a push while running (`ctl record start FILE`), with willStart/didStart or
+    /// failedToStart events. Returns the output's id.
+    @discardableResult
+    public func startOutput(_ spec: OutputSpec) throws(ControlError) -> String {
+        if case .rtsp = spec { throw .bad("the RTSP server is configured at start (--rtsp)") }
+        let out: PipelineOutput
+        do {
+            out = try makePipelineOutput(spec, index: lock.withLock { ran.count }, location: nil)
+            _ = try out.prepare()
+        } catch {
+            throw .unprocessable("\(error)")
+        }
+        // Into the topology first (a resize from now on knows of it), then the pipeline starts, off the queue.
+        try owner.sync { Result { () throws(ControlError) in
+            guard let graph = running.value else { throw ControlError.conflict("not running") }
+            let (alive, _) = graph.topology.keeping(graph.alive)
+            let next = try alive.adding(Topology.Output(id: out.id, spec: spec, location: out.location))
+            out.feed(from: graph.live)
+            var outputs = graph.outputs.filter { alive.output($0.key) != nil }
+            outputs[out.id] = out
+            running.value = graph.replacing(topology: next, outputs: outputs)
+            lock.withLock { ran.append(out) }
+        } }.get()
+        events.publish("willStart", ["output": out.id])
+        do {
+            try out.startOrRetry()
+        } catch {
+            owner.sync {
+                guard let graph = running.value, let (next, _) = try? graph.topology.removing(out.id) else { return }
+                running.value = graph.replacing(topology: next, outputs: graph.outputs.filter { $0.key != out.id })
+            }
+            out.finish(timeout: 1)
+            events.publish("failedToStart", ["output": out.id, "reason": "\(error)"])
+            throw .unprocessable("cannot start \(out.id): \(error)")
+        }
+        events.publish("didStart", ["output": out.id])
+        return out.id
+    }
+
+    /// Ends one output while the rest run on. It leaves the topology now; its file is finalized in the
+    /// background (up to 10 s for the muxer to finish), which `didStop` reports with `finalized`.
+    public func stopOutput(id: String) throws(ControlError) {
+        let (out, retiring) = try owner.sync { Result { () throws(ControlError) -> (PipelineOutput, [Encoder]) in
+            guard let graph = running.value else { throw ControlError.conflict("not running") }
+            let (alive, _) = graph.topology.keeping(graph.alive)
+            let (next, steps) = try alive.removing(id)
+            guard let out = graph.outputs[id] else { throw ControlError.notFound("no running output '\(id)'") }
+            var fixed = graph.fixed
+            var retiring: [Encoder] = []
+            for case .retireEncoder(let s) in steps { if let e = fixed.removeValue(forKey: s) { retiring.append(e) } }
+            running.value = graph.replacing(topology: next, fixed: fixed,
+                                            outputs: graph.outputs.filter { next.output($0.key) != nil })
+            return (out, retiring)
+        } }.get()
+        events.publish("willStop", ["output": id])
+        let events = self.events
+        DispatchQueue.global().async {
+            let ok = out.finish()
+            events.publish("didStop", ["output": id, "finalized": ok ? "true" : "false"])
+        }
+        for e in retiring { retire(e) }
+    }
+}
+
+extension Topology.Feed {
+    /// The size of a fixed encoder; nil for the live one.
+    var size: PixelSize? {
+        if case .fixed(let s) = self { return s }
+        return nil
+    }
+}

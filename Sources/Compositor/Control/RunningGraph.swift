@@ -1,0 +1,53 @@
+import Foundation
+
+/// The running objects of one `Topology`: the encoders and the outputs they feed. Immutable: every change makes
+/// a new graph, which `LiveSession` publishes whole, so the frame loop reads one consistent graph per frame.
+final class RunningGraph: Sendable {
+    let topology: Topology
+    let live: Encoder
+    let fixed: [PixelSize: Encoder]
+    let outputs: [String: PipelineOutput]
+    /// Every encoder, the live one first: what the frame loop feeds.
+    let encoders: [Encoder]
+
+    init(topology: Topology, live: Encoder, fixed: [PixelSize: Encoder] = [:], outputs: [String: PipelineOutput]) {
+        self.topology = topology
+        self.live = live
+        self.fixed = fixed
+        self.outputs = outputs
+        encoders = [live] + fixed.keys.sorted { ($0.width, $0.height) < ($1.width, $1.height) }.compactMap { fixed[$0] }
+    }
+
+    func replacing(topology: Topology, fixed: [PixelSize: Encoder]? = nil, outputs: [String: PipelineOutput]? = nil) -> RunningGraph {
+        RunningGraph(topology: topology, live: live, fixed: fixed ?? self.fixed, outputs: outputs ?? self.outputs)
+    }
+
+    /// The encoder behind `feed`, if it exists.
+    func encoder(for feed: Topology.Feed) -> Encoder? {
+        switch feed {
+        case .live: live
+        case .fixed(let s): fixed[s]
+        }
+    }
+
+    /// Outputs that still run or will again (a push retrying); failed and finished ones leave the topology.
+    var alive: Set<String> {
+        Set(outputs.filter { $0.value.state != .failed && $0.value.state != .stopped }.keys)
+    }
+}
+
+/// The newest value of something one owner replaces and other threads read: the lock is held only to copy a
+/// reference, never while work is done.
+///
+/// `@unchecked Sendable`: `value` is only read and written under `lock`.
+final class Latest<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) { stored = value }
+
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}

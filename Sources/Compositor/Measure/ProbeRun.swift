@@ -1,0 +1,74 @@
+import Foundation
+
+/// One measurement of a stream from start to report: what `pipcompose probe` decides, in the library. Starts a
+/// `Probe`, reports each second, ends on the stream's end, the duration, `shouldStop` or a silent source, and
+/// judges the totals against the thresholds.
+public struct ProbeRun {
+    public var url: String
+    public var transport: Probe.Transport = .tcp
+    public var jitterBufferMs = 0
+    /// Seconds after the first frame left out of the latency percentiles.
+    public var warmup = 1.0
+    /// Stop after this many seconds; nil: until the stream ends or `shouldStop`.
+    public var duration: Double?
+    /// Give up when no frame came in this many seconds.
+    public var timeout = 15.0
+    /// A scene to compare each picture with, and its name for the report.
+    public var reference: (name: String, picture: ReferencePicture)?
+    public var corruptBelow = 0.9
+    public var maxLatencyMs: Double?
+    public var maxDrops: Int?
+    public var maxCorrupt: Int?
+
+    public init(url: String) { self.url = url }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Measures until the end; `onSecond` gets a one-line status each second. Returns the report, whose
+    /// `failures` name the thresholds crossed; throws when nothing could be measured.
+    public func run(shouldStop: () -> Bool, onSecond: (String) -> Void,
+                    warn: (String) -> Void) throws(Failure) -> ProbeReport {
+        let probe: Probe
+        do {
+            probe = try Probe(url: url, transport: transport, jitterBufferMs: jitterBufferMs, warmupMs: warmup * 1000,
+                              reference: reference?.picture, corruptBelow: corruptBelow)
+            try probe.start()
+        } catch { throw Failure(description: "cannot probe \(url): \(error)") }
+        let started = Date()
+        while true {
+            let ended = probe.waitUntilEnded(timeout: 1)
+            let (second, total, latency) = probe.tick()
+            let elapsed = Date().timeIntervalSince(started)
+            if let second { onSecond(Self.statusLine(second, total, latency)) }
+            if ended || shouldStop() { break }
+            if let duration, elapsed >= duration { break }
+            if total.frames == 0 && elapsed >= timeout {
+                probe.stop()
+                throw Failure(description: "no frame from \(url) in \(Int(timeout)) s (is it playing? try --transport "
+                              + "\(transport == .tcp ? "udp" : "tcp") or a longer --timeout)")
+            }
+        }
+        let failure = probe.failure
+        let (total, seconds) = probe.snapshot()
+        probe.stop()
+        if let failure, total.frames == 0 { throw Failure(description: "cannot probe \(url): \(failure)") }
+        if let failure { warn("the stream ended with an error: \(failure)") }
+        let fidelity = probe.fidelity.map {
+            ProbeReport.Fidelity(scene: reference?.name ?? "", total: $0.total, seconds: $0.seconds, errors: $0.errors)
+        }
+        let failures = ProbeReport.failures(total, live: probe.isLive, maxLatencyMs: maxLatencyMs, maxDrops: maxDrops,
+                                            fidelity: fidelity?.total, maxCorrupt: maxCorrupt)
+        return ProbeReport(url: url, transport: url.lowercased().hasPrefix("rtsp") ? transport.rawValue : nil,
+                           live: probe.isLive, total: total, seconds: seconds, fidelity: fidelity, failures: failures)
+    }
+
+    /// `  12s  30.0 fps  latency p50 8.1 p99 12.0 max 14.2 ms  dropped 0 repeated 0 unreadable 0`
+    public static func statusLine(_ second: ProbeStats.Second, _ total: ProbeStats.Total, _ latency: LatencySummary?) -> String {
+        let l = latency.map { String(format: "latency p50 %.1f p99 %.1f max %.1f ms", $0.p50, $0.p99, $0.max) }
+            ?? (total.readable > 0 ? "latency -" : "no timecode")
+        return String(format: "%4ds %5.1f fps  ", second.second + 1, Double(second.frames)) + l
+            + "  dropped \(total.dropped) repeated \(total.repeated) unreadable \(total.unreadable)"
+    }
+}

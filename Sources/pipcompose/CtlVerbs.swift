@@ -1,0 +1,101 @@
+import ArgumentParser
+import Compositor
+import Foundation
+
+struct CtlNowPlaying: CtlVerb {
+    static let configuration = CommandConfiguration(commandName: "nowplaying", abstract: "Update a now-playing card.")
+    @ParentCommand var ctl: CtlCommand
+    @OptionGroup var own: ControlOptions
+    @Option(help: "The card's widget id.") var widget: String = "nowplaying"
+    @Option(help: "The title.") var title: String?
+    @Option(help: "The artist.") var artist: String?
+    @Option(help: "The album.") var album: String?
+    @Option(help: "Artwork file.") var artwork: String?
+    @Option(help: "Track length in seconds.") var duration: Double?
+    @Option(help: "Position in seconds.") var position: Double?
+    @Argument(help: "play or pause.") var state: PlayState?
+
+    enum PlayState: String, ExpressibleByArgument { case play, pause }
+
+    func run() throws {
+        var body: [String: JSONValue] = [:]
+        if let title { body["title"] = .string(title) }
+        if let artist { body["artist"] = .string(artist) }
+        if let album { body["album"] = .string(album) }
+        if let artwork { body["artwork"] = .string(artwork) }
+        if let duration { body["duration"] = .number(duration) }
+        if let position { body["position"] = .number(position) }
+        if let state { body["playing"] = .bool(state == .play) }
+        try connection.call("PATCH", "/v1/widgets/\(widget)", body)
+    }
+}
+
+enum StartStop: String, ExpressibleByArgument { case start, stop }
+
+struct CtlRecord: CtlVerb {
+    static let configuration = CommandConfiguration(
+        commandName: "record", abstract: "Start or stop a recording while running.",
+        discussion: "stop returns once the file is finalized (or says it was not, in time).")
+    @ParentCommand var ctl: CtlCommand
+    @OptionGroup var own: ControlOptions
+    @Argument(help: "start or stop.") var action: StartStop
+    @Argument(help: "The file (.mp4, .mkv or .ts).") var file: String
+
+    func run() throws {
+        let client = try connection.client()
+        switch action {
+        case .start: say(try failing { try client.startOutput(record: file) })
+        case .stop: try stop(ControlClient.recordID(file), client)
+        }
+    }
+}
+
+struct CtlPush: CtlVerb {
+    static let configuration = CommandConfiguration(commandName: "push", abstract: "Start or stop a push to a server while running.")
+    @ParentCommand var ctl: CtlCommand
+    @OptionGroup var own: ControlOptions
+    @Argument(help: "start or stop.") var action: StartStop
+    @Argument(help: "rtmp://, srt:// or rtsp:// URL.") var url: String
+
+    func run() throws {
+        let client = try connection.client()
+        switch action {
+        case .start: say(try failing { try client.startOutput(push: url) })
+        case .stop: try stop(ControlClient.pushID(url), client)
+        }
+    }
+}
+
+/// Stops an output and reports whether its file was finalized.
+private func stop(_ id: String, _ client: ControlClient) throws {
+    let finalized = try failing { try client.stopOutput(id: id) }
+    guard finalized else { throw UserError("\(id) stopped, but its end was not written in time; the file may lack the last second") }
+    say("stopped \(id)")
+}
+
+struct CtlFrame: CtlVerb {
+    static let configuration = CommandConfiguration(commandName: "frame", abstract: "Save the picture viewers see now as PNG.")
+    @ParentCommand var ctl: CtlCommand
+    @OptionGroup var own: ControlOptions
+    @Option(help: "Scale to fit WxH (aspect kept).") var size: String?
+    @Option(name: .shortAndLong, help: "The PNG file to write.") var output: String
+
+    func run() throws {
+        let query = size.map { "?size=\($0)" } ?? ""
+        let data = try failing { try connection.client().send("GET", "/v1/frame.png" + query) }
+        try data.write(to: URL(fileURLWithPath: output))
+        say("wrote \(output)")
+    }
+}
+
+struct CtlEvents: CtlVerb {
+    static let configuration = CommandConfiguration(commandName: "events", abstract: "Print each event as one JSON line until the server ends or Ctrl-C.")
+    @ParentCommand var ctl: CtlCommand
+    @OptionGroup var own: ControlOptions
+
+    func run() throws {
+        let stream = try failing { try EventStream(client: connection.client()) }
+        printLog("listening for events")
+        while let (_, line) = stream.nextLine() { say(line) }
+    }
+}

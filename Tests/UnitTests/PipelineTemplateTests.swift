@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Compositor
+
+/// Pipelines are named gst-launch text with placeholders, found on the search path or by path.
+@Suite struct PipelineTemplateTests {
+    @Test func aShippedTemplateFillsItsPlaceholders() throws {
+        let t = try PipelineTemplate.load("record-mp4")
+        let text = try t.render(["location": PipelineTemplate.quoted(#"/tmp/a "b".mp4"#)])
+        #expect(text.contains(#"location="/tmp/a \"b\".mp4""#))
+        #expect(text.contains("appsrc name=in"))
+        #expect(!text.contains("{"))
+    }
+
+    @Test func anUnfilledPlaceholderIsAnErrorNamingIt() throws {
+        let t = try PipelineTemplate.load("record-mp4")
+        #expect { try t.render([:]) } throws: { "\($0)".contains("{location}") }
+    }
+
+    @Test func aMissingTemplateAndAUserFileAreFoundOrNamed() throws {
+        #expect { try PipelineTemplate.load("no-such-pipeline") } throws: { "\($0)".contains("no-such-pipeline") }
+        let dir = try TempDir()
+        let path = try dir.write("mine.pipeline", "# a comment\nappsrc name=in\n! fakesink\n")
+        let text = try PipelineTemplate.load(path: path).render([:])
+        #expect(text.contains("appsrc name=in") && text.contains("fakesink") && !text.contains("comment"))
+    }
+
+    @Test func titleTagsAreEscapedForGstLaunchAndThenForTheStructure() {
+        // Inner (GstStructure): title="a\"b\\c"; outer (gst-launch): every \ and " escaped once more.
+        #expect(PipelineTemplate.titleTags(#"a"b\c"#) == #"title=\"a\\\"b\\\\c\""#)
+    }
+}
