@@ -52,6 +52,26 @@ public final class FramePool: @unchecked Sendable {
         return MediaBuffer(takingOwnership: buffer)
     }
 
+    /// The frame whose picture a buffer's memory holds, as `setFrameHeld` recorded it; nil for memory never
+    /// written through this pool's producer. Kept on the GstMemory itself (as qdata), so it goes when the memory
+    /// goes: new memory at the address of freed memory is not mistaken for it.
+    func frameHeld(in buffer: MediaBuffer) -> Int64? {
+        guard let memory = gst_buffer_peek_memory(buffer.pointer, 0),
+              let tag = gst_mini_object_get_qdata(Self.object(memory), Self.frameQuark) else { return nil }
+        return Int64(Int(bitPattern: tag)) - 1
+    }
+
+    func setFrameHeld(_ frame: Int64, in buffer: MediaBuffer) {
+        guard let memory = gst_buffer_peek_memory(buffer.pointer, 0) else { return }
+        gst_mini_object_set_qdata(Self.object(memory), Self.frameQuark,
+                                  UnsafeMutableRawPointer(bitPattern: Int(frame + 1)), nil)
+    }
+
+    private static let frameQuark = g_quark_from_string("pipcompose-frame-held")
+    private static func object(_ memory: UnsafeMutablePointer<GstMemory>) -> UnsafeMutablePointer<GstMiniObject> {
+        UnsafeMutableRawPointer(memory).assumingMemoryBound(to: GstMiniObject.self)
+    }
+
     /// Maps an I420 `buffer` (for writing, unless `readOnly`) and runs `body` with its planes.
     public func withPlanes<T>(_ buffer: MediaBuffer, readOnly: Bool = false,
                               _ body: (I420Converter.Planes) throws -> T) throws -> T {

@@ -4,8 +4,8 @@ import Foundation
 /// Turns the scene at a moment into an I420 video buffer with as little work as the picture allows.
 ///
 /// The renderer draws only changed widgets onto one persistent BGRx canvas; only the rectangles it redrew
-/// are converted to I420, into a pooled buffer that already holds an older frame (each buffer remembers which
-/// frame it holds, and gets the union of the changes since). A frame that did not change at all is the
+/// are converted to I420, into a pooled buffer that already holds an older frame (each buffer's memory carries
+/// which frame it holds, and gets the union of the changes since). A frame that did not change at all is the
 /// previous buffer sent again. No per-frame allocation, no whole-frame conversion.
 public final class FrameProducer {
     public let size: PixelSize
@@ -15,8 +15,6 @@ public final class FrameProducer {
     private var history: [(frame: Int64, rects: [Rect])] = []
     /// Frames up to this one are no longer in `history`.
     private var forgottenUpTo: Int64 = -1
-    /// Which frame each buffer's memory (by the address of its Y plane) holds.
-    private var frameInMemory: [Int: Int64] = [:]
     private var last: MediaBuffer?
     /// Pixels converted to I420 so far: what the damage tracking saved shows against frames × picture size.
     public private(set) var convertedPixels: UInt64 = 0
@@ -75,10 +73,12 @@ public final class FrameProducer {
         let buffer = try takeReusableLast() ?? pool.acquire()
         let bgrx = UnsafePointer(cairo_image_surface_get_data(surface.pointer)!)
         let stride = surface.stride
+        // Which frame this memory holds is recorded on the memory itself: an address can come back for new
+        // memory (a buffer the pool discarded, then a fresh one), whose contents are not that frame.
+        let held = pool.frameHeld(in: buffer)
         try pool.withPlanes(buffer) { planes in
-            let key = Int(bitPattern: planes.y)
             var rects: [Rect]
-            if let k = frameInMemory[key], k >= forgottenUpTo {
+            if let k = held, k >= forgottenUpTo {
                 rects = history.filter { $0.frame > k }.flatMap(\.rects)
             } else {
                 rects = [size.rect]
@@ -90,9 +90,8 @@ public final class FrameProducer {
                     convertedPixels += UInt64((a.x1 - a.x0) * (a.y1 - a.y0))
                 }
             }
-            if frameInMemory.count > 64 { frameInMemory = [:] }
-            frameInMemory[key] = time.frame
         }
+        pool.setFrameHeld(time.frame, in: buffer)
         last = buffer
         return (buffer, true)
     }
