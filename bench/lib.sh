@@ -32,3 +32,42 @@ stop_source() {
     wait "$SRC" || true
     SRC=""
 }
+
+# Steady-state CPU of one process (needs OUT, WARM, SECS, TICK and FRAMES set by the caller).
+# CPU ticks (user + system) of a process and all its threads.
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# "comm ticks" for each thread of a process.
+thread_ticks() {
+    for t in /proc/"$1"/task/*/stat; do
+        sed -E 's/^[0-9]+ \((.*)\) (.*)$/\1\t\2/' "$t" 2>/dev/null | awk -F'\t' '{ split($2, f, " "); print $1 "\t" f[12] + f[13] }'
+    done
+}
+
+# steady NAME COMMAND...: starts COMMAND, waits WARM s, measures its CPU over SECS s, then ends it.
+# Prints "NAME cpu_seconds"; for pipcompose also the split between its threads.
+steady() {
+    local name="$1"; shift
+    "$@" >"$OUT/$name.log" 2>&1 &
+    local pid=$!
+    sleep "$WARM"
+    if ! kill -0 "$pid" 2>/dev/null; then echo "$name ended early:" >&2; tail -5 "$OUT/$name.log" >&2; return 1; fi
+    local c0 c1
+    c0=$(ticks "$pid"); thread_ticks "$pid" >"$OUT/$name.t0"
+    sleep "$SECS"
+    if ! kill -0 "$pid" 2>/dev/null; then echo "$name ended inside the window:" >&2; tail -5 "$OUT/$name.log" >&2; return 1; fi
+    c1=$(ticks "$pid"); thread_ticks "$pid" >"$OUT/$name.t1"
+    kill -INT "$pid" 2>/dev/null || true
+    wait "$pid" || true
+    awk -v n="$name" -v a="$c0" -v b="$c1" -v t="$TICK" 'BEGIN { printf "%s %.2f\n", n, (b - a) / t }'
+    if [[ "$name" == pipcompose* ]]; then
+        # Thread CPU over the window, grouped: the encoder's streaming threads (x264 included), the frame loop,
+        # everything else.
+        awk -F'\t' -v n="$name" -v t="$TICK" -v f="$FRAMES" '
+            FNR == NR { before[$1] += $2; next } { after[$1] += $2 }
+            END { for (c in after) { d = (after[c] - before[c]) / t
+                    g = (c ~ /^frames/) ? "encoder" : (c == "frame-loop") ? "frame-loop" : "other"; sum[g] += d }
+                  printf "%s-threads encoder %.2f frame-loop %.2f (%.3f ms/frame) other %.2f (%.3f ms/frame)\n", n,
+                         sum["encoder"], sum["frame-loop"], sum["frame-loop"] * 1000 / f, sum["other"], sum["other"] * 1000 / f }' \
+            "$OUT/$name.t0" "$OUT/$name.t1"
+    fi
+}
