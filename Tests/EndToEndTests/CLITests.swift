@@ -96,4 +96,33 @@ extension EndToEnd {
             #expect(r.stderr.contains("/nonexistent-dir"))
         }
     }
+
+    /// `ctl` verbs are subcommands with their own help; a wrong verb or argument is refused before any request.
+    @Suite struct CtlCLITests {
+        @Test func eachVerbHasItsOwnHelpAndBadWordsAreRefusedWithUsage() throws {
+            let help = try pipcompose(["ctl", "--help"])
+            #expect(help.status == 0)
+            for verb in ["status", "resize", "pause", "play", "skip", "set", "nowplaying", "record", "push", "frame", "events"] {
+                #expect(help.stdout.contains(verb), "ctl --help lists \(verb)")
+            }
+            let record = try pipcompose(["ctl", "record", "--help"])
+            #expect(record.status == 0 && record.stdout.contains("start or stop"), "\(record.stdout)")
+            let bogus = try pipcompose(["ctl", "bogus"])
+            #expect(bogus.status != 0 && bogus.stderr.contains("bogus"), "\(bogus.stderr)")
+            let action = try pipcompose(["ctl", "record", "begin", "/tmp/x.mp4"])
+            #expect(action.status != 0 && action.stderr.contains("begin"), "\(action.stderr)")
+            let skip = try pipcompose(["ctl", "skip", "soon"])
+            #expect(skip.status != 0 && skip.stderr.contains("skip takes one number"), "\(skip.stderr)")
+            let set = try pipcompose(["ctl", "set", "memo", "x"])
+            #expect(set.status != 0 && set.stderr.contains("ID.PROPERTY"), "\(set.stderr)")
+            let url = try pipcompose(["ctl", "--control", "ftp://x", "status"])
+            #expect(url.status != 0 && url.stderr.contains("http://127.0.0.1:8555"), "\(url.stderr)")
+        }
+
+        @Test func anUnreachableInstanceIsNamedWithWhatToCheck() throws {
+            let r = try pipcompose(["ctl", "status", "--control", "http://127.0.0.1:\(freePort())"])
+            #expect(r.status == 1)
+            #expect(r.stderr.contains("cannot reach pipcompose") && r.stderr.contains("--control"), "\(r.stderr)")
+        }
+    }
 }
