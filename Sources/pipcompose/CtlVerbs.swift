@@ -42,11 +42,7 @@ struct CtlRecord: CtlVerb {
     @Argument(help: "The file (.mp4, .mkv or .ts).") var file: String
 
     func run() throws {
-        let client = try connection.client()
-        switch action {
-        case .start: say(try failing { try client.startOutput(record: file) })
-        case .stop: try stop(ControlClient.recordID(file), client)
-        }
+        try startOrStop(action, connection, id: ControlClient.recordID(file)) { try $0.startOutput(record: file) }
     }
 }
 
@@ -58,16 +54,15 @@ struct CtlPush: CtlVerb {
     @Argument(help: "rtmp://, srt:// or rtsp:// URL.") var url: String
 
     func run() throws {
-        let client = try connection.client()
-        switch action {
-        case .start: say(try failing { try client.startOutput(push: url) })
-        case .stop: try stop(ControlClient.pushID(url), client)
-        }
+        try startOrStop(action, connection, id: ControlClient.pushID(url)) { try $0.startOutput(push: url) }
     }
 }
 
-/// Stops an output and reports whether its file was finalized.
-private func stop(_ id: String, _ client: ControlClient) throws {
+/// Starts an output (printing its id), or stops the output `id` and reports whether its file was finalized.
+private func startOrStop(_ action: StartStop, _ connection: ControlOptions, id: String,
+                         start: (ControlClient) throws -> String) throws {
+    let client = try connection.client()
+    guard action == .stop else { return say(try failing { try start(client) }) }
     let finalized = try failing { try client.stopOutput(id: id) }
     guard finalized else { throw UserError("\(id) stopped, but its end was not written in time; the file may lack the last second") }
     say("stopped \(id)")

@@ -18,6 +18,16 @@ import TestSupport
         }
     }
 
+    func scene() throws -> Renderer {
+        Renderer(scene: try SceneLoader.load(path: examples + "/info-panel.yaml"), size: size)
+    }
+
+    /// The info-panel scene, a producer of its frames and a live encoder for them.
+    func rig() throws -> (Renderer, FrameProducer, Encoder) {
+        let producer = try FrameProducer(size: size, fps: 30)
+        return (try scene(), producer, try encoder(rawCaps: producer.caps))
+    }
+
     func encoder(fixed: PixelSize? = nil, rawCaps: String) throws -> Encoder {
         Gst.initialize()
         return try Encoder(template: try PipelineTemplate.load("encode-x264"), settings: EncoderSettings(), kind: .x264,
@@ -39,9 +49,7 @@ import TestSupport
 
     @Test func anEncoderFeedsARecordingThatFfprobeReadsWhole() throws {
         let dir = try TempDir()
-        let renderer = Renderer(scene: try SceneLoader.load(path: examples + "/info-panel.yaml"), size: size)
-        let producer = try FrameProducer(size: size, fps: 30)
-        let live = try encoder(rawCaps: producer.caps)
+        let (renderer, producer, live) = try rig()
         let file = dir.file("in-process.mp4")
         let out = try recording(file)
         out.feed(from: live)
@@ -60,9 +68,7 @@ import TestSupport
     /// one picture size, a file ffprobe decodes whole.
     @Test func aRecordingSwitchesEncodersAtAFrameExactly() throws {
         let dir = try TempDir()
-        let renderer = Renderer(scene: try SceneLoader.load(path: examples + "/info-panel.yaml"), size: size)
-        let producer = try FrameProducer(size: size, fps: 30)
-        let live = try encoder(rawCaps: producer.caps)
+        let (renderer, producer, live) = try rig()
         let file = dir.file("switch.mp4")
         let out = try recording(file)
         out.feed(from: live)
@@ -87,10 +93,7 @@ import TestSupport
     }
 
     @Test func rtspOutputServesTheEncodersFramesToFfprobe() throws {
-        Gst.initialize()
-        let producer = try FrameProducer(size: size, fps: 30)
-        let renderer = Renderer(scene: try SceneLoader.load(path: examples + "/info-panel.yaml"), size: size)
-        let live = try encoder(rawCaps: producer.caps)
+        let (renderer, producer, live) = try rig()
         let rtsp = try RTSPOutput(endpoint: RTSPEndpoint(host: "127.0.0.1", port: 0, path: "/in-process"),
                                   template: try PipelineTemplate.load("rtsp-media"), title: "in process", onViewers: { _ in })
         rtsp.source = live
@@ -118,7 +121,7 @@ import TestSupport
 
     @Test func aDelayLineHoldsEveryFrameAtLeastItsDelayAndInOrder() throws {
         let producer = try FrameProducer(size: size, fps: 30)
-        let renderer = Renderer(scene: try SceneLoader.load(path: examples + "/info-panel.yaml"), size: size)
+        let renderer = try scene()
         let received = NSCondition()
         var out: [MediaTime] = []
         let line = DelayLine(delayMilliseconds: 40, capacity: 8) { b, _ in
