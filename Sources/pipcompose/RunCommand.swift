@@ -88,6 +88,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Hold every encoded frame this many milliseconds before the outputs get it (0...10000).")
     var injectDelayMs: Double = 0
 
+    @Option(help: "Sound: none, ticks (a tick every second of the timecode, a long one every tenth: the A/V sync signal), tone or tone:HZ. Default: the scene's audio, else none.")
+    var audio: String?
+
+    @Option(parsing: .unconditional, help: "Move the sound against the picture by this many milliseconds (-5000...5000; negative: earlier), to check an A/V probe.")
+    var injectAvOffsetMs: Double = 0
+
     @Flag(help: "Print every pipeline that would run, then exit.")
     var dumpPipeline = false
 
@@ -113,6 +119,10 @@ struct RunCommand: ParsableCommand {
         }
         guard (0...10_000).contains(injectDelayMs) else {
             throw ValidationError("--inject-delay-ms must be 0...10000, got \(injectDelayMs)")
+        }
+        if let audio { do { _ = try AudioChoice.parse(audio) } catch { throw ValidationError(error.description) } }
+        guard (-5000...5000).contains(injectAvOffsetMs) else {
+            throw ValidationError("--inject-av-offset-ms must be -5000...5000, got \(injectAvOffsetMs)")
         }
         do { _ = try outputs().specs() } catch { throw ValidationError("\(error)") }
         for f in tickerFile where !f.contains("=") {
@@ -147,6 +157,8 @@ struct RunCommand: ParsableCommand {
         options.duration = duration
         options.injectDrops = try injectDrops.map { try DropPattern.parse($0) }
         options.injectDelayMs = injectDelayMs
+        options.audio = try audio.map { try AudioChoice.parse($0) } ?? options.scene.audio
+        options.injectAVOffsetMs = injectAvOffsetMs
         options.encoder.kind = EncoderSettings.Kind(rawValue: encoder)!
         options.encoder.preset = preset
         options.encoder.bitrate = bitrate ?? 0

@@ -12,6 +12,9 @@ public struct LiveOptions: Sendable {
     /// delay between the encoder and every output.
     public var injectDrops: DropPattern?
     public var injectDelayMs: Double = 0
+    /// The audio track (none: the stream is silent), and a known shift of the sound against the picture.
+    public var audio = AudioChoice.none
+    public var injectAVOffsetMs: Double = 0
 
     public init(scene: Scene, size: PixelSize? = nil, fps: Int? = nil, outputs: [OutputSpec] = []) {
         self.scene = scene

@@ -29,6 +29,9 @@ public final class LiveSession: @unchecked Sendable {
     let lock = NSLock()
     private var encoderKind = EncoderSettings.Kind.x264
     private var encoderTemplate: PipelineTemplate?
+    private var audioTemplate: PipelineTemplate?
+    /// The audio track, from `start()` until `stop()` (nil with `--audio none`).
+    public private(set) var audio: AudioTrack?
     /// The outputs named on the command line, prepared, until `start()` puts them in the topology.
     private var prepared: [PipelineOutput] = []
     public private(set) var rtsp: RTSPOutput?
@@ -75,6 +78,11 @@ public final class LiveSession: @unchecked Sendable {
         var dump: [(String, String)] = []
         dump.append(("encoder", try template.render(options.encoder.values(for: encoderKind, liveSize: options.size,
                                                                                 fixed: nil, fps: options.fps))))
+        if !options.audio.isSilent {
+            let t = try PipelineTemplate.load("encode-aac")
+            audioTemplate = t
+            dump.append(("audio", try t.render(["bitrate": "128000"])))
+        }
         var outputs: [PipelineOutput] = []
         for (i, spec) in options.outputs.enumerated() {
             switch spec {
@@ -100,7 +108,7 @@ public final class LiveSession: @unchecked Sendable {
         let events = self.events
         let counter = ViewerCounter()
         return try RTSPOutput(endpoint: endpoint, template: try PipelineTemplate.load("rtsp-media"),
-                              title: options.scene.title, onViewers: { [log] n in
+                              title: options.scene.title, audio: !options.audio.isSilent, onViewers: { [log] n in
             log("rtsp: \(n) viewer(s)")
             let joined = counter.update(n)
             events.publish(joined ? "viewerJoined" : "viewerLeft", ["viewers": String(n)])
@@ -118,20 +126,21 @@ public final class LiveSession: @unchecked Sendable {
             out = PipelineOutput(id: "record:\(location)", spec: spec,
                                  template: try PipelineTemplate.load("record-\(format.rawValue)"),
                                  values: ["location": PipelineTemplate.quoted(location)],
-                                 maxQueued: options.fps * 2, log: log)
+                                 maxQueued: options.fps * 2, audio: !options.audio.isSilent, log: log)
         case .push(let url, let scheme):
             out = PipelineOutput(id: "push:\(url)", spec: spec, template: try PipelineTemplate.load("push-\(scheme)"),
                                  values: ["location": PipelineTemplate.quoted(url)],
-                                 maxQueued: options.fps / 2, log: log)
+                                 maxQueued: options.fps / 2, audio: !options.audio.isSilent, log: log)
         case .custom(let path):
             out = PipelineOutput(id: "pipeline:\(URL(fileURLWithPath: path).lastPathComponent)#\(index)", spec: spec,
                                  template: try PipelineTemplate.load(path: path),
                                  values: ["tags": tags, "title": PipelineTemplate.quoted(options.scene.title)],
-                                 maxQueued: options.fps, log: log)
+                                 maxQueued: options.fps, audio: !options.audio.isSilent, log: log)
         case .rtsp:
             throw OutputSpec.Invalid(description: "internal: rtsp is not a pipeline output")
         }
         out.title = options.scene.title
+        if let audio { out.hear(audio) }
         let events = self.events
         out.onEvent = { type, details in events.publish(type, details) }
         return out
@@ -166,6 +175,16 @@ public final class LiveSession: @unchecked Sendable {
         loop.dropPattern = options.injectDrops
         let rtsp = self.rtsp
         loop.viewers = { rtsp?.viewers ?? 0 }
+        if let audioTemplate {
+            let track = try AudioTrack(choice: options.audio, offsetMilliseconds: options.injectAVOffsetMs,
+                                       template: audioTemplate, warn: { [log] in log("warning: \($0)") },
+                                       onError: { [log] e in log("audio: \(e)") })
+            track.delay(by: options.injectDelayMs)
+            audio = track
+            loop.afterFrame = { [weak track] time in track?.advance(to: time) }
+            if let rtsp { track.subscribe(rtsp) { [weak rtsp] b, c in rtsp?.deliverAudio(b, c) } }
+            for out in prepared { out.hear(track) }
+        }
         let live = try makeEncoder(fixed: nil, liveSize: renderer.size, rawCaps: loop.rawCaps)
         live.onNewSize = { [weak self] size in self?.encodedNewSize(size) }
         if let rtsp {
@@ -186,6 +205,7 @@ public final class LiveSession: @unchecked Sendable {
             } catch {
                 for out in prepared { out.finish(timeout: 2) }
                 live.finish(timeout: 2)
+                audio?.finish(at: 0, timeout: 2)
                 rtsp?.stop()
                 throw error
             }
@@ -232,6 +252,11 @@ public final class LiveSession: @unchecked Sendable {
         }
         var ok = true
         let encoders = graph.encoders
+        // The sound ends where the last frame ends: both tracks within one frame of each other.
+        if let audio, let loop {
+            let end = loop.clock.time(ofFrame: loop.stats.frame + 1)
+            ok = audio.finish(at: end) && ok
+        }
         for e in encoders { ok = e.finish() && ok }
         let outs = lock.withLock {
             finalEncoded = graph.live.encodedFrames

@@ -80,8 +80,9 @@ public final class AppSource: @unchecked Sendable {
 
     /// Restamps buffers as they leave into the running time of the pipeline this appsrc is in (an RTSP media),
     /// from the frame clock's; see `MediaClockMapper`.
-    public func mapTimestamps(frameClockBase: @escaping @Sendable () -> MediaTime?) {
-        MediaClockMapper(frameClockBase: frameClockBase).attach(to: element)
+    /// `exact` for sound (see `MediaClockMapper`).
+    public func mapTimestamps(exact: Bool = false, frameClockBase: @escaping @Sendable () -> MediaTime?) {
+        MediaClockMapper(frameClockBase: frameClockBase, exact: exact).attach(to: element)
     }
 
     private let room = NSCondition()

@@ -24,6 +24,27 @@ public final class MediaBuffer: @unchecked Sendable {
 
     deinit { gst_buffer_unref(pointer) }
 
+    /// A new buffer of `bytes` bytes, written by `body` before anyone else sees it (audio samples drawn here).
+    public static func filled(bytes: Int, _ body: (UnsafeMutableRawBufferPointer) -> Void) -> MediaBuffer? {
+        guard let b = gst_buffer_new_allocate(nil, gsize(bytes), nil) else { return nil }
+        var info = GstMapInfo()
+        guard gst_buffer_map(b, &info, GST_MAP_WRITE) != 0 else {
+            gst_buffer_unref(b)
+            return nil
+        }
+        body(UnsafeMutableRawBufferPointer(start: info.data, count: bytes))
+        gst_buffer_unmap(b, &info)
+        return MediaBuffer(takingOwnership: b)
+    }
+
+    /// Reads the buffer's bytes (decoded audio in the probe); nil when it cannot be mapped.
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        var info = GstMapInfo()
+        guard gst_buffer_map(pointer, &info, GST_MAP_READ) != 0 else { return nil }
+        defer { gst_buffer_unmap(pointer, &info) }
+        return body(UnsafeRawBufferPointer(start: info.data, count: Int(info.size)))
+    }
+
     private static func optional(_ t: GstClockTime) -> MediaTime? { t == cgst_clock_time_none() ? nil : MediaTime(t) }
     private static func gst(_ t: MediaTime?) -> GstClockTime { t.map { GstClockTime($0) } ?? cgst_clock_time_none() }
 

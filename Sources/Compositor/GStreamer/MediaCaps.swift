@@ -39,4 +39,12 @@ public final class MediaCaps: @unchecked Sendable, Equatable, CustomStringConver
         else { return nil }
         return PixelSize(width: Int(w), height: Int(h))
     }
+
+    /// The sample rate of audio caps; nil for anything else.
+    public var audioRate: Int? {
+        guard let structure = gst_caps_get_structure(pointer, 0) else { return nil }
+        var r: gint = 0
+        guard gst_structure_get_int(structure, "rate", &r) != 0, r > 0 else { return nil }
+        return Int(r)
+    }
 }

@@ -75,6 +75,14 @@ public final class Pipeline: @unchecked Sendable {
         }
     }
 
+    /// The factory an element was made from (`avenc_aac` for `name=encoder`), nil when there is no such element.
+    public func factoryName(ofElementNamed name: String) -> String? {
+        guard let e = element(named: name) else { return nil }
+        defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
+        guard let f = gst_element_get_factory(e) else { return nil }
+        return cgst_object_name(cgst_object(UnsafeMutableRawPointer(f))).map { String(cString: $0) }
+    }
+
     /// True when the pipeline has an element named `name`.
     public func hasElement(named name: String) -> Bool {
         guard let e = element(named: name) else { return false }

@@ -25,7 +25,8 @@ public final class RTSPServer: @unchecked Sendable {
 
     /// Identifies one media for as long as it is prepared.
     public typealias MediaID = UInt
-    public var onMediaReady: (@Sendable (MediaID, AppSource) -> Void)?
+    /// A media was built: its picture appsrc (`in`) and, when the media carries sound, its `audio` appsrc.
+    public var onMediaReady: (@Sendable (MediaID, AppSource, AppSource?) -> Void)?
     public var onMediaGone: (@Sendable (MediaID) -> Void)?
     public var onPlay: (@Sendable () -> Void)?
     public var onViewers: (@Sendable (Int) -> Void)?
@@ -146,11 +147,15 @@ public final class RTSPServer: @unchecked Sendable {
         defer { gst_object_unref(UnsafeMutableRawPointer(bin)) }
         guard let src = gst_bin_get_by_name_recurse_up(cgst_bin(bin), "in") else { return }
         let feed = AppSource(takingOwnership: src, maxBuffers: 4, leaky: true)
+        // Sound comes in packets of 21 ms: room for as long a wait as the picture's four frames.
+        let audio = gst_bin_get_by_name_recurse_up(cgst_bin(bin), "audio").map {
+            AppSource(takingOwnership: $0, maxBuffers: 16, leaky: true)
+        }
         let id = MediaID(bitPattern: media)
         Signals.connect(UnsafeMutableRawPointer(media), "unprepared", noArguments: { [weak self] in
             self?.onMediaGone?(id)
         })
-        onMediaReady?(id, feed)
+        onMediaReady?(id, feed, audio)
     }
 
     /// Binds the port and starts serving; a port in use is an error that says so.

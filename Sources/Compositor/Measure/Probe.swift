@@ -34,6 +34,10 @@ public final class Probe: @unchecked Sendable {
     /// Only every this many readable frames is compared (a soak samples; `probe` compares all it can).
     private let compareEvery: Int
     private var readableSeen = 0
+    /// The sound, when the pipeline has an `audio` appsink: ticks found and placed against the picture.
+    private var audioSink: AppSink?
+    private var ticks = TickDetector()
+    private var av: AVSyncStats
 
     /// `now`: wall clock in milliseconds since 1970 (injected for tests of the bookkeeping).
     /// `keepSeconds`: finished seconds kept for `snapshot()` (a soak needs only the last few).
@@ -49,6 +53,7 @@ public final class Probe: @unchecked Sendable {
         launch = text
         isLive = live
         stats = ProbeStats(measuresLatency: live, warmupMs: warmupMs, keepSeconds: keepSeconds)
+        av = AVSyncStats(keep: keepSeconds)
         pipeline = try Pipeline(name: "probe", launch: text)
         self.compareEvery = max(1, compareEvery)
         comparer = reference.map {
@@ -69,7 +74,7 @@ public final class Probe: @unchecked Sendable {
                 guard FileManager.default.isReadableFile(atPath: parsed.path) else {
                     throw Invalid(description: "no readable file at \(parsed.path)")
                 }
-                return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(url)]), false)
+                return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(url)], audio: true), false)
             }
             guard let host = parsed.host, !host.isEmpty else {
                 throw Invalid(description: "'\(url)' has no host; expected e.g. \(scheme)://127.0.0.1:8554/pip")
@@ -77,21 +82,28 @@ public final class Probe: @unchecked Sendable {
             if scheme == "rtsp" || scheme == "rtsps" {
                 return (try PipelineTemplate.load("probe-rtsp").render([
                     "location": PipelineTemplate.quoted(url), "protocols": transport.rawValue,
-                    "latency": String(jitterBufferMs)]), true)
+                    "latency": String(jitterBufferMs)], audio: true), true)
             }
-            return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(url)]), true)
+            return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(url)], audio: true), true)
         }
         guard FileManager.default.isReadableFile(atPath: url) else {
             throw Invalid(description: "'\(url)' is neither a URL (rtsp://, rtmp://, srt://, file://…) nor a readable file")
         }
         let uri = URL(fileURLWithPath: url).absoluteString
-        return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(uri)]), false)
+        return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(uri)], audio: true), false)
     }
 
     public func start() throws {
-        sink = pipeline.appSink(named: "out", dropWhenFull: false, onSample: { [weak self] buffer, caps in
+        // With sound, both tracks are read in running time: one timeline for the A/V offset.
+        let hearing = pipeline.hasElement(named: "audio")
+        sink = pipeline.appSink(named: "out", dropWhenFull: false, runningTime: hearing, onSample: { [weak self] buffer, caps in
             self?.sample(buffer, caps)
         }, onEOS: { [weak self] in self?.end(nil) })
+        if hearing {
+            audioSink = pipeline.appSink(named: "audio", dropWhenFull: false, runningTime: true, onSample: { [weak self] b, c in
+                self?.hear(b, c)
+            }, onEOS: {})
+        }
         guard sink != nil else { throw Invalid(description: "the probe pipeline has no element named 'out'") }
         do { try pipeline.play { [weak self] event in
             switch event {
@@ -116,6 +128,7 @@ public final class Probe: @unchecked Sendable {
             let reading = TimecodeCodec.read(luma: plane.bytes, width: plane.width, height: plane.height, stride: plane.stride)
             let second = lock.withLock { () -> Int in
                 stats.frame(arrivalMs: arrival, width: plane.width, height: plane.height, reading: reading)
+                if audioSink != nil, let reading, let pts = buffer.pts { av.frame(reading.frame, pts: pts) }
                 return stats.secondIndex(ofArrival: arrival)
             }
             if let comparer, reading == nil { comparer.unreadable() }
@@ -131,6 +144,28 @@ public final class Probe: @unchecked Sendable {
             }
         }
         if read == nil { lock.withLock { stats.decodeError() } }
+    }
+
+    /// Decoded sound (mono 16-bit, as the probe pipeline's caps ask): ticks found go to the A/V figures.
+    private func hear(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
+        guard let pts = buffer.pts else { return }
+        let rate = caps?.audioRate ?? 48_000
+        _ = buffer.withBytes { raw in
+            let samples = raw.bindMemory(to: Int16.self)
+            lock.withLock {
+                let found = ticks.feed(samples, channels: 1, rate: rate, pts: pts)
+                if let jump = ticks.lastJump { av.timelineJumped(at: jump.at, by: jump.by) }
+                for o in found { av.onset(o) }
+            }
+        }
+    }
+
+    /// Where the sound's ticks fell against the picture; nil when the stream had no sound.
+    public func avSync() -> AVSyncStats.Report? {
+        lock.withLock {
+            guard ticks.samples > 0 else { return nil }
+            return av.report(gaps: ticks.gaps, gapMs: ticks.gapMilliseconds)
+        }
     }
 
     /// How close the decoded pictures came to the reference (nil without `reference`). Complete after `stop()`.

@@ -13,6 +13,8 @@ public struct ProbeReport: Codable, Sendable {
     public var fidelity: Fidelity?
     /// Thresholds crossed (empty when none were given or all held).
     public var failures: [String]
+    /// The sound's ticks against the picture (nil when the stream had no sound).
+    public var av: AVSyncStats.Report?
 
     public struct Fidelity: Codable, Sendable {
         public var scene: String
@@ -82,6 +84,20 @@ public struct ProbeReport: Codable, Sendable {
             lines += fidelity!.errors.map { "reference: \($0)" }
         } else if fidelity != nil {
             lines.append("picture: no frame compared (no readable timecode strip)")
+        }
+        if let av {
+            if let o = av.offsetMs {
+                lines.append(String(format: "A/V offset ms (sound − picture; positive: sound late): p50 %+.2f  p1 %+.2f  "
+                                    + "p99 %+.2f  min %+.2f  max %+.2f  (%d ticks)", o.p50, o.p1, o.p99, o.min, o.max, av.ticks)
+                             + (av.driftMsPerHour.map { String(format: ", drift %+.2f ms/h", $0) } ?? ""))
+                lines.append("sound: \(av.missingTicks) ticks missing, \(av.strayOnsets) stray onsets, \(av.gaps) gaps "
+                             + String(format: "(%.1f ms)", av.gapMs) + ", \(av.beforeAlignment) ticks before the receiver "
+                             + "aligned the tracks (left out), \(av.jumps) jumps later"
+                             + (av.jumps > 0 ? String(format: " (largest %.1f ms)", av.largestJumpMs) : ""))
+            } else {
+                lines.append("sound: no ticks found, A/V offset not measured (run the source with --audio ticks and a "
+                             + "timecode widget); \(av.gaps) gaps" + String(format: " (%.1f ms)", av.gapMs))
+            }
         }
         lines += failures.map { "FAILED: \($0)" }
         return lines.joined(separator: "\n")

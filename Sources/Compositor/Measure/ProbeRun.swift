@@ -60,8 +60,10 @@ public struct ProbeRun {
         }
         let failures = ProbeReport.failures(total, live: probe.isLive, maxLatencyMs: maxLatencyMs, maxDrops: maxDrops,
                                             fidelity: fidelity?.total, maxCorrupt: maxCorrupt)
-        return ProbeReport(url: url, transport: url.lowercased().hasPrefix("rtsp") ? transport.rawValue : nil,
-                           live: probe.isLive, total: total, seconds: seconds, fidelity: fidelity, failures: failures)
+        var report = ProbeReport(url: url, transport: url.lowercased().hasPrefix("rtsp") ? transport.rawValue : nil,
+                                 live: probe.isLive, total: total, seconds: seconds, fidelity: fidelity, failures: failures)
+        report.av = probe.avSync()
+        return report
     }
 
     /// `  12s  30.0 fps  latency p50 8.1 p99 12.0 max 14.2 ms  dropped 0 repeated 0 unreadable 0`

@@ -49,9 +49,19 @@ public final class PipelineOutput: @unchecked Sendable {
     public var title: String?
     /// Told of failures and recoveries (the session turns them into control events).
     public var onEvent: (@Sendable (String, [String: String]) -> Void)?
+    /// The stream has an audio track and this output's pipeline carries it (an `[audio]` chain).
+    public let carriesAudio: Bool
+    private var audioInput: AppSource?
+    private var audioCaps: MediaCaps?
+    private var audioSource: AudioTrack?
+    /// Sound that came before the first frame set the output's start, held until it does (bounded).
+    private var pendingAudio: [HeldFrame] = []
+    static let pendingAudioLimit = 64
+    private var _audioDelivered: UInt64 = 0
 
     public init(id: String, spec: OutputSpec, template: PipelineTemplate, values: [String: String],
-                maxQueued: Int, log: @escaping @Sendable (String) -> Void) {
+                maxQueued: Int, audio: Bool = false, log: @escaping @Sendable (String) -> Void) {
+        carriesAudio = audio && template.hasAudio
         self.id = id
         self.spec = spec
         self.template = template
@@ -72,7 +82,7 @@ public final class PipelineOutput: @unchecked Sendable {
 
     /// Builds the launch text without starting, for --dump-pipeline and early checks.
     public func prepare() throws -> String {
-        launch = try template.render(values)
+        launch = try template.render(values, audio: carriesAudio)
         return launch
     }
 
@@ -84,18 +94,29 @@ public final class PipelineOutput: @unchecked Sendable {
             p.stop(drain: false)
             throw GstError(element: id, message: "\(template.path) needs an 'appsrc name=in' to receive the stream")
         }
+        var audioInput: AppSource?
+        if carriesAudio {
+            guard let a = p.appSource(named: "audio", maxBuffers: maxQueued * 2) else {
+                p.stop(drain: false)
+                throw GstError(element: id, message: "\(template.path): the [audio] chain needs an 'appsrc name=audio'")
+            }
+            audioInput = a
+        }
         // The title goes to the muxer as a global tag (MP4 udta, Matroska segment tags), where players show it.
         if let title { p.setTitle(title, onElementNamed: "mux") }
         lock.withLock {
             self.pipeline = p
             self.input = input
+            self.audioInput = audioInput
+            self.audioCaps = nil
+            self.pendingAudio = []
             self.gate.reset()
             self.restamper.reset()
         }
         do {
             try p.play { [weak self] event in self?.handle(event) }
         } catch {
-            lock.withLock { self.pipeline = nil; self.input = nil }
+            lock.withLock { self.pipeline = nil; self.input = nil; self.audioInput = nil }
             p.stop(drain: false)
             throw error
         }
@@ -146,6 +167,42 @@ public final class PipelineOutput: @unchecked Sendable {
             return feeders[id]?.encoder == nil
         }) else { return }
         encoder.subscribe(self, requestKeyFrame: requestKeyFrame) { [weak self] b, c in self?.deliver(b, c, from: id) }
+    }
+
+    /// Takes the sound of `track` from now on, on the picture's timeline (nothing when the pipeline has no
+    /// `[audio]` chain).
+    public func hear(_ track: AudioTrack) {
+        guard carriesAudio else { return }
+        lock.withLock { audioSource = track }
+        track.subscribe(self) { [weak self] b, c in self?.deliverAudio(b, c) }
+    }
+
+    /// AAC packets handed to the pipeline.
+    public var audioDelivered: UInt64 { lock.withLock { _audioDelivered } }
+
+    /// Called on the audio encoder's streaming thread with each packet. Packets wait for the first frame (the
+    /// output's start), then go out moved by the same amount as the picture; none goes out once the output
+    /// is ending.
+    func deliverAudio(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard _state == .running, !ending, let audioInput else { return }
+        guard restamper.start != nil else {
+            if pendingAudio.count >= Self.pendingAudioLimit { pendingAudio.removeFirst() }
+            pendingAudio.append(HeldFrame(buffer: buffer, caps: caps))
+            return
+        }
+        let waiting = pendingAudio
+        pendingAudio = []
+        for held in waiting + [HeldFrame(buffer: buffer, caps: caps)] {
+            guard let moved = restamper.follow(held.buffer) else { continue }
+            if let c = held.caps, audioCaps == nil || audioCaps!.pointer != c.pointer {
+                audioInput.setCaps(c)
+                audioCaps = c
+            }
+            audioInput.push(moved)
+            _audioDelivered += 1
+        }
     }
 
     /// The output has been told where it ends (`end(at:)`): it takes no new work.
@@ -225,6 +282,7 @@ public final class PipelineOutput: @unchecked Sendable {
             pipeline = nil
             retiredDrops += input?.dropped ?? 0
             input = nil
+            audioInput = nil
             return (p, was)
         }
         guard wasRunning else { return }
@@ -267,11 +325,11 @@ public final class PipelineOutput: @unchecked Sendable {
     /// Ends the stream: EOS through the muxer so the file is finalized, then NULL.
     @discardableResult
     public func finish(timeout: TimeInterval = 10) -> Bool {
-        let (p, input) = lock.withLock { () -> (Pipeline?, AppSource?) in
+        let (p, input, audioInput) = lock.withLock { () -> (Pipeline?, AppSource?, AppSource?) in
             retryTimer?.cancel()
             let was = _state
             _state = .stopped
-            return was == .running ? (pipeline, self.input) : (pipeline, nil)
+            return was == .running ? (pipeline, self.input, self.audioInput) : (pipeline, nil, nil)
         }
         stopListening()
         let (lost, gaveUp, untimed) = lock.withLock { (_lostAtSwitch, schedule?.gaveUp ?? 0, _untimed) }
@@ -281,6 +339,8 @@ public final class PipelineOutput: @unchecked Sendable {
         guard let p else { return true }
         var ok = true
         if let input {
+            // Both tracks end together: the muxer finalizes once each has its end of stream.
+            audioInput?.endOfStream()
             input.endOfStream()
             ok = p.waitForEOS(timeout: timeout)
         }
@@ -289,6 +349,7 @@ public final class PipelineOutput: @unchecked Sendable {
             pipeline = nil
             retiredDrops += self.input?.dropped ?? 0
             self.input = nil
+            self.audioInput = nil
             gate.reset()
         }
         return ok
@@ -302,6 +363,7 @@ public final class PipelineOutput: @unchecked Sendable {
             return feeders.values.compactMap(\.encoder)
         }
         for e in encoders { e.unsubscribe(self) }
+        lock.withLock { audioSource }?.unsubscribe(self)
     }
 }
 

@@ -2,10 +2,24 @@ import Foundation
 
 /// gst-launch text kept in `pipelines/*.pipeline`: one element per line, `#` comments, `{placeholders}`.
 /// Users change the chains without rebuilding; `--dump-pipeline` prints what runs.
+///
+/// A line `[audio]` starts a second chain, used only when the stream has an audio track: its lines are joined
+/// the same way, and it usually ends in a reference to an element of the first chain (`mux.`).
 public struct PipelineTemplate: Sendable {
     public let name: String
     public let path: String
     public let lines: [String]
+    /// The chain after `[audio]` (empty when the file has none).
+    public let audioLines: [String]
+
+    public var hasAudio: Bool { !audioLines.isEmpty }
+
+    public init(name: String, path: String, lines: [String], audioLines: [String] = []) {
+        self.name = name
+        self.path = path
+        self.lines = lines
+        self.audioLines = audioLines
+    }
 
     public struct NotFound: Error, CustomStringConvertible {
         public let name: String
@@ -47,19 +61,27 @@ public struct PipelineTemplate: Sendable {
             throw GstError(element: "pipeline", message: "cannot read '\(path)'")
         }
         let text = String(decoding: data, as: UTF8.self)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let all = text.split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        let split = all.firstIndex(of: "[audio]")
+        let lines = Array(all[..<(split ?? all.endIndex)])
+        let audio = split.map { Array(all[(all.index(after: $0))...]) } ?? []
         guard !lines.isEmpty else {
             throw GstError(element: "pipeline", message: "'\(path)' has no elements (one gst-launch element per line)")
         }
+        if split != nil && audio.isEmpty {
+            throw GstError(element: "pipeline", message: "'\(path)': [audio] is followed by no elements")
+        }
         return PipelineTemplate(name: name ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent,
-                                path: path, lines: lines)
+                                path: path, lines: lines, audioLines: audio)
     }
 
-    /// The launch text with placeholders filled; an unknown placeholder is an error naming it.
-    public func render(_ values: [String: String]) throws -> String {
+    /// The launch text with placeholders filled, with the `[audio]` chain when `audio`; an unknown placeholder
+    /// is an error naming it.
+    public func render(_ values: [String: String], audio: Bool = false) throws -> String {
         var out = lines.joined(separator: " ! ")
+        if audio && hasAudio { out += "  " + audioLines.joined(separator: " ! ") }
         for (k, v) in values { out = out.replacingOccurrences(of: "{\(k)}", with: v) }
         if let r = out.range(of: #"\{[a-z_]+\}"#, options: .regularExpression) {
             throw GstError(element: "pipeline", message: "\(path): unknown placeholder \(out[r])")

@@ -14,6 +14,8 @@ public final class RTSPOutput: @unchecked Sendable {
     private struct Feed {
         let input: AppSource
         var gate = StreamGate()
+        let audio: AppSource?
+        var audioCaps: MediaCaps?
     }
 
     public let id = "rtsp"
@@ -29,16 +31,22 @@ public final class RTSPOutput: @unchecked Sendable {
     /// The frame clock's base (absolute system-clock time of running time 0), once the frame loop started.
     public var frameClockBase: (@Sendable () -> MediaTime?)?
 
-    public init(endpoint: RTSPEndpoint, template: PipelineTemplate, title: String,
+    /// The media carries the audio track as a second stream.
+    public let carriesAudio: Bool
+    private var _audioDelivered: UInt64 = 0
+
+    public init(endpoint: RTSPEndpoint, template: PipelineTemplate, title: String, audio: Bool = false,
                 onViewers: @escaping @Sendable (Int) -> Void) throws {
-        mediaLaunch = try template.render([:])
+        carriesAudio = audio && template.hasAudio
+        mediaLaunch = try template.render([:], audio: carriesAudio)
         server = RTSPServer(endpoint: endpoint, mediaLaunch: mediaLaunch, title: title)
         server.onViewers = onViewers
-        server.onMediaReady = { [weak self] media, input in
+        server.onMediaReady = { [weak self] media, input, audio in
             guard let self else { return }
             input.mapTimestamps(frameClockBase: { [weak self] in self?.frameClockBase?() })
+            audio?.mapTimestamps(exact: true, frameClockBase: { [weak self] in self?.frameClockBase?() })
             self.lock.withLock {
-                self.feeds[media] = Feed(input: input)
+                self.feeds[media] = Feed(input: input, audio: audio)
             }
             self.source?.requestKeyFrameForViewer()
         }
@@ -47,6 +55,7 @@ public final class RTSPOutput: @unchecked Sendable {
             self.lock.withLock {
                 guard var gone = self.feeds.removeValue(forKey: media) else { return }
                 self.retiredDrops += gone.input.dropped
+                gone.audio?.endOfStream()
                 gone.gate.reset()
             }
         }
@@ -87,10 +96,31 @@ public final class RTSPOutput: @unchecked Sendable {
         }
     }
 
+    /// AAC packets handed to the medias.
+    public var audioDelivered: UInt64 { lock.withLock { _audioDelivered } }
+
+    /// Called on the audio encoder's streaming thread: each media gets the packet with the frame clock's
+    /// timestamps, which its `MediaClockMapper` maps to the media's running time like the picture's.
+    public func deliverAudio(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
+        lock.lock()
+        defer { lock.unlock() }
+        for media in Array(feeds.keys) {
+            guard var feed = feeds[media], let audio = feed.audio else { continue }
+            if let caps, feed.audioCaps == nil || feed.audioCaps!.pointer != caps.pointer {
+                audio.setCaps(caps)
+                feed.audioCaps = caps
+                feeds[media] = feed
+            }
+            audio.push(buffer.shallowCopy())
+            _audioDelivered += 1
+        }
+    }
+
     public func stop() {
         lock.withLock {
             for (_, var feed) in feeds {
                 feed.input.endOfStream()
+                feed.audio?.endOfStream()
                 feed.gate.reset()
             }
             feeds = [:]

@@ -41,6 +41,9 @@ public final class FrameLoop: @unchecked Sendable {
     public var viewers: (@Sendable () -> Int)?
     /// Called on the loop thread after the first frame went out.
     public var onFirstFrame: (@Sendable () -> Void)?
+    /// Called on the loop thread after each frame went to the encoders, with its running time: the audio track
+    /// draws its samples up to there (set before `start`).
+    public var afterFrame: ((MediaTime) -> Void)?
     /// Frames to leave out on purpose (set before `start`).
     public var dropPattern: DropPattern?
     public let duration: Double?
@@ -211,6 +214,7 @@ public final class FrameLoop: @unchecked Sendable {
                 let deadline = Date().addingTimeInterval(Self.encoderWaitLimit)
                 for e in encoders() { e.push(buffer, waitingUntil: deadline) }
             }
+            afterFrame?(MediaTime(target))
             lock.withLock { _stats.frame = n }
             if !sentFirst {
                 sentFirst = true

@@ -46,6 +46,8 @@ public struct Scene: Sendable {
     public var timeline: Timeline
     /// Where the scene came from, for messages ("demo" for the built-in scene).
     public var source: String
+    /// The sound the scene asks for (`audio:`); `run --audio` overrides it.
+    public var audio: AudioChoice = .none
 
     public init(title: String, size: PixelSize, fps: Int, background: Background, spacing: LayoutSpacing,
                 widgets: [WidgetSpec], timeline: Timeline, source: String) {

@@ -6,7 +6,7 @@ import Yams
 /// Every error names the file, line and column and says what was expected; warnings (a font fontconfig does
 /// not have) go to `warn` and the scene still loads.
 public enum SceneLoader {
-    static let topKeys = ["title", "size", "fps", "background", "layout", "timeline", "widgets"]
+    static let topKeys = ["title", "size", "fps", "background", "layout", "timeline", "widgets", "audio"]
     static let widgetKeys = ["id", "type", "place", "style"]
     static let placeKeys = ["edge", "size", "min", "max", "portrait", "priority"]
     static let styleKeys = ["font", "bold", "italic", "color", "secondary", "accent", "background", "border",
@@ -61,6 +61,11 @@ public enum SceneLoader {
         var size = PixelSize(width: 1280, height: 720)
         if let s = top["size"] { size = try parseSize(s) }
         let fps = try top["fps"]?.int(in: 1...120) ?? 30
+        var audio = AudioChoice.none
+        if let a = top["audio"] {
+            let text = try a.string()
+            do { audio = try AudioChoice.parse(text) } catch { throw a.error(error.description.replacingOccurrences(of: "--audio", with: "audio")) }
+        }
         let background = try top["background"].map { n throws(SceneError) in try parseBackground(n, resolve) }
             ?? .color(Color(red: 0.06, green: 0.08, blue: 0.12))
         var spacing = LayoutSpacing()
@@ -94,8 +99,10 @@ public enum SceneLoader {
             }
             widgets.append(spec)
         }
-        return Scene(title: title, size: size, fps: fps, background: background, spacing: spacing,
-                     widgets: widgets, timeline: timeline, source: file)
+        var scene = Scene(title: title, size: size, fps: fps, background: background, spacing: spacing,
+                          widgets: widgets, timeline: timeline, source: file)
+        scene.audio = audio
+        return scene
     }
 
     static func parseSize(_ n: NodeReader) throws(SceneError) -> PixelSize {
