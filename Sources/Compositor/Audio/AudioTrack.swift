@@ -90,10 +90,10 @@ public final class AudioTrack: @unchecked Sendable {
         input.push(buffer)
     }
 
-    /// The sample at running time `time` (exact for any frame time of a rate dividing 48000, no overflow for years).
+    /// The sample nearest running time `time` (frame times are whole nanoseconds; no overflow for years).
     static func sample(at time: MediaTime) -> Int64 {
         let s = time / 1_000_000_000, ns = time % 1_000_000_000
-        return Int64(s) * Int64(rate) + Int64(ns * MediaTime(rate) / 1_000_000_000)
+        return Int64(s) * Int64(rate) + Int64((ns * MediaTime(rate) + 500_000_000) / 1_000_000_000)
     }
 
     static func time(ofSample n: Int64) -> MediaTime {

@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Compositor
+
+/// The A/V signal and its reading, without GStreamer: ticks drawn, found again, and placed against a picture's
+/// timeline.
+@Suite struct AudioSyncTests {
+    let rate = 48_000
+
+    /// `seconds` of a signal, interleaved stereo, drawn in chunks of `chunk` frames (as the frame loop asks).
+    func draw(_ signal: any AudioSignal, seconds: Double, chunk: Int = 1600) -> [Int16] {
+        let frames = Int(seconds * Double(rate))
+        var out = [Int16](repeating: 0, count: frames * 2)
+        var at = 0
+        while at < frames {
+            let n = min(chunk, frames - at)
+            out.withUnsafeMutableBufferPointer { all in
+                signal.fill(UnsafeMutableBufferPointer(rebasing: all[(2 * at)..<(2 * (at + n))]), from: Int64(at))
+            }
+            at += n
+        }
+        return out
+    }
+
+    /// Onsets found in `samples` fed in buffers of 1024 frames stamped from `start`.
+    func onsets(_ samples: [Int16], start: MediaTime = 0, skipping hole: Range<Int>? = nil) -> (found: [TickDetector.Onset], detector: TickDetector) {
+        var d = TickDetector()
+        var found: [TickDetector.Onset] = []
+        let frames = samples.count / 2
+        var at = 0
+        while at < frames {
+            let n = min(1024, frames - at)
+            if let hole, hole.contains(at) { at += n; continue }
+            let pts = start + MediaTime(at) * 1_000_000_000 / MediaTime(rate)
+            samples[(2 * at)..<(2 * (at + n))].withUnsafeBufferPointer {
+                found += d.feed($0, channels: 2, rate: rate, pts: pts)
+            }
+            at += n
+        }
+        return (found, d)
+    }
+
+    @Test func ticksStartOnTheWholeSecondsAndEveryTenthIsLong() {
+        let samples = draw(TickSignal(rate: rate), seconds: 11.5)
+        // Nothing at second 0 (the encoder's priming packet holds it), a burst from the first sample of each second.
+        #expect(samples[0..<(2 * rate)].allSatisfy { $0 == 0 })
+        for k in 1...11 {
+            let at = k * rate
+            #expect(samples[2 * (at - 1)] == 0 && samples[2 * at] == 0 && samples[2 * (at + 3)] != 0, "second \(k)")
+            let loud = (0..<(rate / 10)).filter { abs(Int(samples[2 * (at + $0)])) > 1000 }.last ?? 0
+            let long = Double(loud) / Double(rate) > 0.025
+            #expect(long == (k % 10 == 0), "second \(k): loud for \(loud) samples")
+        }
+    }
+
+    @Test func theSameStretchDrawnInOtherChunksIsTheSameSound() {
+        #expect(draw(TickSignal(rate: rate), seconds: 2.2, chunk: 1600) == draw(TickSignal(rate: rate), seconds: 2.2, chunk: 977))
+        #expect(draw(ToneSignal(rate: rate, hz: 440), seconds: 1.3, chunk: 800) == draw(ToneSignal(rate: rate, hz: 440), seconds: 1.3, chunk: 4801))
+    }
+
+    @Test func theDetectorFindsEachOnsetToTheSampleAndTellsMarkers() {
+        let samples = draw(TickSignal(rate: rate, offsetMilliseconds: 40), seconds: 12.5)
+        let (found, detector) = onsets(samples, start: 5_000_000_000)
+        #expect(found.count == 12)
+        for (i, o) in found.enumerated() {
+            let expected = 5_000_000_000 + MediaTime(i + 1) * 1_000_000_000 + 40_000_000
+            #expect(abs(Int64(o.time) - Int64(expected)) < 21_000, "tick \(i + 1) at \(o.time), expected \(expected)")
+            #expect(o.marker == ((i + 1) % 10 == 0))
+        }
+        #expect(detector.gaps == 0)
+    }
+
+    @Test func aHoleInTheSoundIsAGapAndAJump() {
+        let samples = draw(TickSignal(rate: rate), seconds: 3.2)
+        let (_, detector) = onsets(samples, skipping: 50_000..<52_000)
+        #expect(detector.gaps == 1)
+        // Two buffers of 1024 samples left out (those starting at 50176 and 51200).
+        #expect(abs(detector.gapMilliseconds - 2048.0 / 48) < 0.1)
+    }
+
+    /// Frames of a 30 fps picture from frame `from` to `to`, the first at running time `base`.
+    func frames(_ s: inout AVSyncStats, from: UInt64, to: UInt64, base: MediaTime) {
+        for f in from..<to { s.frame(f, pts: base + (f - from) * 1_000_000_000 / 30) }
+    }
+
+    @Test func offsetsArePlacedAgainstThePicturesSecondBoundaries() {
+        for offset in [-40.0, 40, 100, -480] {
+            var s = AVSyncStats()
+            // The receiver's timeline starts anywhere: frame 60 (second 2) decoded at 7 s.
+            let base: MediaTime = 7_000_000_000
+            frames(&s, from: 60, to: 60 + 30 * 12, base: base)
+            for k in 3...12 {
+                let t = Int64(base) + Int64(k - 2) * 1_000_000_000 + Int64(offset * 1e6)
+                s.onset(TickDetector.Onset(time: MediaTime(t), marker: k % 10 == 0))
+            }
+            let r = s.report(gaps: 0, gapMs: 0)
+            #expect(r.ticks == 10, "\(offset): \(r)")
+            #expect(r.perTick.map(\.second) == Array(3...12))
+            #expect(abs((r.offsetMs?.min ?? .nan) - offset) < 0.001 && abs((r.offsetMs?.max ?? .nan) - offset) < 0.001, "\(offset): \(r)")
+            #expect(r.missingTicks == 0 && r.strayOnsets == 0)
+        }
+    }
+
+    @Test func aMarkerSettlesOffsetsOfWholeSeconds() {
+        var s = AVSyncStats()
+        frames(&s, from: 0, to: 30 * 25, base: 0)
+        // Sound 1.2 s late: without the markers every tick would look 200 ms late.
+        for k in 10...22 {
+            s.onset(TickDetector.Onset(time: MediaTime(k) * 1_000_000_000 + 1_200_000_000, marker: k % 10 == 0))
+        }
+        let r = s.report(gaps: 0, gapMs: 0)
+        #expect(r.perTick.map(\.offsetMs).allSatisfy { abs($0 - 1200) < 0.001 }, "\(r.perTick)")
+    }
+
+    @Test func ticksBeforeTheReceiverAlignedTheTracksAreLeftOutAndDriftIsMeasured() {
+        var s = AVSyncStats()
+        // The picture's timeline jumps 300 ms at second 3 (a receiver applying its first RTCP sender report).
+        frames(&s, from: 0, to: 90, base: 0)
+        for k in 1...2 { s.onset(TickDetector.Onset(time: MediaTime(k) * 1_000_000_000 + 5_000_000, marker: false)) }
+        frames(&s, from: 90, to: 30 * 40, base: 3_300_000_000)
+        // After it, the sound drifts 1 ms over 36 s: 100 ms an hour.
+        for k in 4...39 {
+            let drift = Double(k - 4) / 36 * 1.0
+            let t = Double(k) * 1e9 + 300_000_000 + drift * 1e6
+            s.onset(TickDetector.Onset(time: MediaTime(t), marker: k % 10 == 0))
+        }
+        let r = s.report(gaps: 0, gapMs: 0)
+        #expect(r.beforeAlignment == 2, "\(r)")
+        #expect(r.ticks == 36 && r.jumps == 0)
+        #expect(abs((r.driftMsPerHour ?? 0) - 100) < 1, "\(String(describing: r.driftMsPerHour))")
+    }
+
+    @Test func audioChoicesAreParsedAndBadOnesNamed() throws {
+        #expect(try AudioChoice.parse("ticks") == .ticks)
+        #expect(try AudioChoice.parse("none") == AudioChoice.none)
+        #expect(try AudioChoice.parse("tone") == .tone(hz: 440))
+        #expect(try AudioChoice.parse("tone:1000") == .tone(hz: 1000))
+        #expect { try AudioChoice.parse("tone:5") } throws: { "\($0)".contains("20...20000") }
+        #expect { try AudioChoice.parse("music.mp3") } throws: { "\($0)".contains("expected none, ticks, tone") }
+    }
+
+    @Test func aSceneNamesItsSoundAndABadOneIsPlaced() throws {
+        let dir = try TempDir()
+        let good = try dir.write("good.yaml", "title: t\naudio: ticks\nwidgets: []\n")
+        #expect(try SceneLoader.load(path: good).audio == .ticks)
+        let bad = try dir.write("bad.yaml", "title: t\naudio: banjo\nwidgets: []\n")
+        #expect { try SceneLoader.load(path: bad) } throws: { "\($0)".contains("bad.yaml:2:8") && "\($0)".contains("banjo") }
+    }
+
+    @Test func anAudioChainIsAddedOnlyWhenTheStreamHasSound() throws {
+        let t = try PipelineTemplate.load("record-mp4")
+        #expect(t.hasAudio)
+        let silent = try t.render(["location": "x.mp4"])
+        let loud = try t.render(["location": "x.mp4"], audio: true)
+        #expect(!silent.contains("appsrc name=audio"))
+        #expect(loud.hasPrefix(silent) && loud.contains("appsrc name=audio ! aacparse ! mux."))
+        let dir = try TempDir()
+        let empty = try dir.write("e.pipeline", "appsrc name=in\nfakesink\n[audio]\n")
+        #expect { try PipelineTemplate.load(path: empty) } throws: { "\($0)".contains("[audio] is followed by no elements") }
+    }
+
+    @Test func samplesAndTimesConvertExactly() {
+        let clock = FrameClock(fps: 30)
+        #expect(AudioTrack.sample(at: clock.time(ofFrame: 30)) == 48_000)
+        // Frame times are whole nanoseconds: the sample is the nearest one.
+        #expect(AudioTrack.sample(at: clock.time(ofFrame: 1)) == 1600)
+        #expect(AudioTrack.sample(at: FrameClock(fps: 60).time(ofFrame: 7)) == 5600)
+        #expect(AudioTrack.time(ofSample: 48_000 * 3600 * 100) == 360_000_000_000_000)
+        #expect(AudioTrack.sample(at: 360_000_000_000_000) == 48_000 * 3600 * 100)
+    }
+}
