@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Where each stream of a file starts and ends (first PTS, last PTS + duration), read by ffprobe.
+func streamSpan(_ path: String, _ stream: String) throws -> (start: Double, end: Double)? {
+    let r = try tool(["ffprobe", "-v", "error", "-select_streams", stream, "-show_entries",
+                      "packet=pts_time,duration_time", "-of", "csv=p=0", path])
+    var start = Double.infinity, end = -Double.infinity
+    for line in r.out.split(separator: "\n") {
+        let f = line.split(separator: ",").map { Double($0) }
+        guard f.count >= 2, let pts = f[0], let d = f[1] else { continue }
+        start = min(start, pts)
+        end = max(end, pts + d)
+    }
+    return start.isFinite ? (start, end) : nil
+}
+
+/// The onsets (ms from the file's start) of ticks in a file's sound, decoded by ffmpeg to 48 kHz mono.
+func tickOnsets(_ path: String) throws -> [Double] {
+    let dir = try TempDir()
+    let raw = dir.file("sound.raw")
+    let r = try tool(["ffmpeg", "-v", "error", "-y", "-i", path, "-f", "s16le", "-ac", "1", "-ar", "48000", raw])
+    guard r.status == 0, let data = FileManager.default.contents(atPath: raw) else { return [] }
+    var onsets: [Double] = []
+    var lastLoud = -48_000
+    data.withUnsafeBytes { bytes in
+        let s = bytes.bindMemory(to: Int16.self)
+        for i in 0..<s.count where abs(Int(s[i])) >= 4096 {
+            if i - lastLoud > 4800 { onsets.append(Double(i) / 48) }
+            lastLoud = i
+        }
+    }
+    return onsets
+}
+
+/// `probe --json` on `url`: the report's `av` section.
+func probeAV(_ args: [String], timeout: TimeInterval = 90) throws -> (av: [String: Any]?, out: String) {
+    let r = try tool([binary, "probe", "--json", "--quiet"] + args, timeout: timeout)
+    let json = (try? JSONSerialization.jsonObject(with: Data(r.out.utf8))) as? [String: Any]
+    return (json?["av"] as? [String: Any], r.out + r.err)
+}
+
+extension EndToEnd {
+    @Suite(.serialized) struct AudioTests {
+        @Test func recordingsCarryAACAsLongAsThePictureWithTicksOnTheSecondsAsFFmpegDecodesThem() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let files = ["mp4", "mkv", "ts"].map { dir.file("ticks.\($0)") }
+            let p = try LiveProcess(binary, ["run", scene, "--size", "640x360", "--audio", "ticks", "--duration", "4",
+                                             "--no-control"] + files.flatMap { ["--record", $0] })
+            #expect(p.waitForExit(timeout: 60) == 0, "\(p.allOutput)")
+            for f in files {
+                let codecs = try tool(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,sample_rate",
+                                       "-of", "csv=p=0", f]).out
+                #expect(codecs.contains("h264") && codecs.contains("aac,48000"), "\(f): \(codecs)")
+                let video = try #require(try streamSpan(f, "v"), "\(f)")
+                let audio = try #require(try streamSpan(f, "a"), "\(f)")
+                let (videoLength, audioLength) = (video.end - video.start, audio.end - audio.start)
+                // Both tracks start together and end within one frame (33 ms) of each other.
+                #expect(abs(audio.start - video.start) < 0.034, "\(f): video \(video) audio \(audio)")
+                #expect(abs(audioLength - videoLength) < 0.034, "\(f): video \(video) audio \(audio)")
+                // The ticks of seconds 1, 2 and 3, where ffmpeg's decoder puts them (the rise to a quarter of the
+                // tick's amplitude takes 0.04 ms).
+                let onsets = try tickOnsets(f)
+                #expect(onsets.count == 3, "\(f): \(onsets)")
+                for (i, o) in onsets.enumerated() { #expect(abs(o - Double(i + 1) * 1000) < 0.5, "\(f): \(onsets)") }
+            }
+            // A stream with sound but no ticks: the probe says so and still reports the picture.
+            let tone = dir.file("tone.mkv")
+            let q = try LiveProcess(binary, ["run", scene, "--size", "640x360", "--audio", "tone:440", "--duration", "2",
+                                             "--no-control", "--record", tone])
+            #expect(q.waitForExit(timeout: 60) == 0, "\(q.allOutput)")
+            let text = try tool([binary, "probe", tone])
+            #expect(text.status == 0 && text.out.contains("no ticks found") && text.out.contains("dropped 0"), "\(text.out)\(text.err)")
+            // Without sound there is no A/V section at all.
+            let silent = dir.file("silent.ts")
+            let s = try LiveProcess(binary, ["run", scene, "--size", "640x360", "--duration", "2", "--no-control",
+                                             "--record", silent])
+            #expect(s.waitForExit(timeout: 60) == 0)
+            #expect(try probeAV([silent]).av == nil)
+            let types = try tool(["ffprobe", "-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", silent]).out
+            #expect(types.contains("video") && !types.contains("audio"), "\(types)")
+        }
+
+        @Test func anInjectedAVOffsetIsMeasuredWithinAMillisecondOverRTSPTCPUDPAndInAFile() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            for offset in [-40.0, 40, 100] {
+                let file = dir.file("offset\(Int(offset)).mp4")
+                let (p, url) = try startLive([scene, "--audio", "ticks", "--inject-av-offset-ms", String(offset),
+                                              "--record", file])
+                let u = try #require(url, "\(p.allOutput)")
+                if offset == -40 {
+                    let streams = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries",
+                                            "stream=codec_name", "-of", "csv=p=0", u], timeout: 30).out
+                    #expect(streams.contains("h264") && streams.contains("aac"), "RTSP streams: \(streams)")
+                }
+                // Both transports at once: 12 s holds the receiver's alignment of the tracks (its first RTCP
+                // sender reports, a few seconds in) and several ticks after it.
+                let probes = try ["tcp", "udp"].map {
+                    try LiveProcess(binary, ["probe", u, "--transport", $0, "--duration", "12", "--json", "--quiet"])
+                }
+                for (i, transport) in ["tcp", "udp"].enumerated() {
+                    #expect(probes[i].waitForExit(timeout: 60) == 0, "\(probes[i].allOutput)")
+                    let json = (try? JSONSerialization.jsonObject(with: Data(probes[i].stdout.joined(separator: "\n").utf8)))
+                        as? [String: Any]
+                    let av = try #require(json?["av"] as? [String: Any], "\(transport): \(probes[i].allOutput)")
+                    try expectOffset(av, offset, "\(transport) \(offset)", atLeast: 3)
+                }
+                p.signal(SIGINT)
+                #expect(p.waitForExit(timeout: 30) == 0)
+                let (av, out) = try probeAV([file])
+                    let fileAV = try #require(av, "\(out)")
+                try expectOffset(fileAV, offset, "file \(offset)", atLeast: 5)
+            }
+        }
+
+        func expectOffset(_ av: [String: Any], _ offset: Double, _ what: String, atLeast ticks: Int) throws {
+            let o = try #require(av["offsetMs"] as? [String: Any], "\(what): \(av)")
+            let (lo, hi) = (try #require(o["min"] as? Double), try #require(o["max"] as? Double))
+            #expect(abs(lo - offset) <= 1 && abs(hi - offset) <= 1, "\(what): \(o)")
+            #expect((av["ticks"] as? Int ?? 0) >= ticks, "\(what): \(av)")
+            #expect(av["strayOnsets"] as? Int == 0 && av["missingTicks"] as? Int == 0, "\(what): \(av)")
+        }
+
+        @Test func badSoundOptionsAreRefusedWithWhatToDo() throws {
+            let cases: [([String], String)] = [
+                (["--audio", "banjo"], "expected none, ticks, tone"),
+                (["--audio", "tone:5"], "20...20000"),
+                (["--audio", "ticks", "--inject-av-offset-ms", "9000"], "-5000...5000"),
+            ]
+            for (args, message) in cases {
+                let r = try tool([binary, "run", "--duration", "1", "--no-control"] + args)
+                #expect(r.status != 0 && r.err.contains(message), "\(args): \(r.err)")
+            }
+        }
+    }
+}
