@@ -35,6 +35,9 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "Give up when no frame arrives within this many seconds.")
     var timeout: Double = 15
 
+    @Flag(help: "Also decode the sound and report the A/V offset from its ticks (a source run with --audio ticks).")
+    var av = false
+
     @Flag(help: "Print the report as JSON on stdout (totals and every second).")
     var json = false
 
@@ -87,6 +90,7 @@ struct ProbeCommand: ParsableCommand {
         var run = ProbeRun(url: url)
         run.transport = Probe.Transport(rawValue: transport)!
         run.jitterBufferMs = jitterBufferMs
+        run.sound = av
         run.warmup = warmup
         run.duration = duration
         run.timeout = timeout

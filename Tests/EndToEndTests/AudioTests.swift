@@ -35,10 +35,10 @@ func tickOnsets(_ path: String) throws -> [Double] {
 }
 
 /// `probe --json` on `url`: the report's `av` section.
-func probeAV(_ args: [String], timeout: TimeInterval = 90) throws -> (av: [String: Any]?, out: String) {
-    let r = try tool([binary, "probe", "--json", "--quiet"] + args, timeout: timeout)
+func probeAV(_ args: [String], timeout: TimeInterval = 90) throws -> (av: [String: Any]?, total: [String: Any]?, out: String) {
+    let r = try tool([binary, "probe", "--av", "--json", "--quiet"] + args, timeout: timeout)
     let json = (try? JSONSerialization.jsonObject(with: Data(r.out.utf8))) as? [String: Any]
-    return (json?["av"] as? [String: Any], r.out + r.err)
+    return (json?["av"] as? [String: Any], json?["total"] as? [String: Any], r.out + r.err)
 }
 
 extension EndToEnd {
@@ -71,14 +71,16 @@ extension EndToEnd {
             let q = try LiveProcess(binary, ["run", scene, "--size", "640x360", "--audio", "tone:440", "--duration", "2",
                                              "--no-control", "--record", tone])
             #expect(q.waitForExit(timeout: 60) == 0, "\(q.allOutput)")
-            let text = try tool([binary, "probe", tone])
+            let text = try tool([binary, "probe", "--av", tone])
             #expect(text.status == 0 && text.out.contains("no ticks found") && text.out.contains("dropped 0"), "\(text.out)\(text.err)")
             // Without sound there is no A/V section at all.
             let silent = dir.file("silent.ts")
             let s = try LiveProcess(binary, ["run", scene, "--size", "640x360", "--duration", "2", "--no-control",
                                              "--record", silent])
             #expect(s.waitForExit(timeout: 60) == 0)
-            #expect(try probeAV([silent]).av == nil)
+            let (av, total, out) = try probeAV([silent])
+            #expect(av?["decoded"] as? Bool == false && total?["frames"] as? Int ?? 0 > 50, "\(out)")
+            #expect(try tool([binary, "probe", "--av", silent]).out.contains("sound: none in this stream"))
             let types = try tool(["ffprobe", "-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", silent]).out
             #expect(types.contains("video") && !types.contains("audio"), "\(types)")
         }
@@ -99,7 +101,7 @@ extension EndToEnd {
                 // Both transports at once: 12 s holds the receiver's alignment of the tracks (its first RTCP
                 // sender reports, a few seconds in) and several ticks after it.
                 let probes = try ["tcp", "udp"].map {
-                    try LiveProcess(binary, ["probe", u, "--transport", $0, "--duration", "12", "--json", "--quiet"])
+                    try LiveProcess(binary, ["probe", u, "--av", "--transport", $0, "--duration", "12", "--json", "--quiet"])
                 }
                 for (i, transport) in ["tcp", "udp"].enumerated() {
                     #expect(probes[i].waitForExit(timeout: 60) == 0, "\(probes[i].allOutput)")
@@ -110,7 +112,7 @@ extension EndToEnd {
                 }
                 p.signal(SIGINT)
                 #expect(p.waitForExit(timeout: 30) == 0)
-                let (av, out) = try probeAV([file])
+                let (av, _, out) = try probeAV([file])
                     let fileAV = try #require(av, "\(out)")
                 try expectOffset(fileAV, offset, "file \(offset)", atLeast: 5)
             }

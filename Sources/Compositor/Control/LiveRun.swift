@@ -148,6 +148,7 @@ public final class LiveRun: @unchecked Sendable {
             + "encoded \(s.encoded), dropped \(s.dropped) (late \(s.late), at the encoder \(s.encoderDropped))"
             + (s.injected > 0 ? ", left out on purpose \(s.injected)" : "")
         for o in s.outputs { text += "\n\(o.id): \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)" }
+        if let a = s.audio { text += "\naudio \(a.choice): \(a.packets) AAC packets, \(a.dropped) sample chunks dropped" }
         if let h = s.delayHeld {
             text += String(format: "\ndelay held (--inject-delay-ms): p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d frames",
                            h.p50, h.p99, h.max, h.samples)

@@ -316,6 +316,8 @@ public final class LiveSession: @unchecked Sendable {
         public var injected: UInt64 = 0
         /// How long the live encoder's frames were really held by `--inject-delay-ms`.
         public var delayHeld: LatencySummary?
+        /// The sound (nil with `--audio none`): what it is, AAC packets encoded, sample chunks dropped before it.
+        public var audio: (choice: String, packets: UInt64, dropped: UInt64)?
 
         /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
         public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
@@ -336,6 +338,7 @@ public final class LiveSession: @unchecked Sendable {
         status.restarts = outputs.map { ($0.id, $0.restarts) }
         status.injected = s.injected
         status.delayHeld = graph?.live.delayHeld ?? finalHeld
+        if let audio { status.audio = (audio.choice.description, audio.encodedPackets, audio.dropped) }
         return status
     }
 }

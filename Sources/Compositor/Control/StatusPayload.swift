@@ -23,6 +23,9 @@ public struct StatusPayload: Codable, Sendable {
     public var viewers: Int
     public var uptime: Double
     public var outputs: [Output]
+    /// The sound: `none`, `ticks` or `tone:HZ`, and AAC packets encoded so far.
+    public var audio: String
+    public var audioPackets: UInt64
 
     public init(_ s: LiveSession.Status, session: LiveSession) {
         state = session.playback.isPaused ? "paused" : "playing"
@@ -38,6 +41,8 @@ public struct StatusPayload: Codable, Sendable {
         live = session.playback.duration == nil
         viewers = s.viewers
         uptime = s.uptime
+        audio = s.audio?.choice ?? "none"
+        audioPackets = s.audio?.packets ?? 0
         outputs = s.outputs.map { Output(id: $0.id, state: $0.state, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes) }
     }
 }

@@ -43,6 +43,13 @@ public struct AVSyncStats: Sendable {
         public var largestJumpMs: Double
         /// The ticks, oldest first (the last `keep`).
         public var perTick: [Tick]
+        /// False when the stream carried no sound at all.
+        public var decoded = true
+
+        /// What is known of a stream without sound.
+        public static let silent = Report(ticks: 0, missingTicks: 0, strayOnsets: 0, gaps: 0, gapMs: 0, offsetMs: nil,
+                                          driftMsPerHour: nil, beforeAlignment: 0, jumps: 0, largestJumpMs: 0,
+                                          perTick: [], decoded: false)
     }
 
     public struct Summary: Codable, Sendable, Equatable {

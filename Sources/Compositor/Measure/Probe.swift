@@ -43,13 +43,16 @@ public final class Probe: @unchecked Sendable {
     /// `keepSeconds`: finished seconds kept for `snapshot()` (a soak needs only the last few).
     /// `reference`: the source's scene, to compare every decoded picture with; frames whose SSIM falls below
     /// `corruptBelow` are counted as corrupt.
-    public init(url: String, transport: Transport = .tcp, jitterBufferMs: Int = 0, warmupMs: Double = 1000,
+    /// `sound`: also decode the sound (an `[audio]` chain in the probe pipeline) and place its ticks against the
+    /// picture. Off by default: a GStreamer pipeline with a branch that never links (a stream without sound) never
+    /// starts its rtspsrc flowing.
+    public init(url: String, transport: Transport = .tcp, jitterBufferMs: Int = 0, sound: Bool = false, warmupMs: Double = 1000,
                 keepSeconds: Int = 86_400, reference: ReferencePicture? = nil, corruptBelow: Double = 0.9,
                 compareEvery: Int = 1,
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 * 1000 }) throws {
         self.url = url
         self.now = now
-        let (text, live) = try Self.launch(for: url, transport: transport, jitterBufferMs: jitterBufferMs)
+        let (text, live) = try Self.launch(for: url, transport: transport, jitterBufferMs: jitterBufferMs, sound: sound)
         launch = text
         isLive = live
         stats = ProbeStats(measuresLatency: live, warmupMs: warmupMs, keepSeconds: keepSeconds)
@@ -62,7 +65,7 @@ public final class Probe: @unchecked Sendable {
     }
 
     /// The pipeline text for a URL or a path.
-    static func launch(for url: String, transport: Transport, jitterBufferMs: Int) throws -> (String, Bool) {
+    static func launch(for url: String, transport: Transport, jitterBufferMs: Int, sound: Bool = false) throws -> (String, Bool) {
         guard (0...10_000).contains(jitterBufferMs) else {
             throw Invalid(description: "the jitter buffer must be 0...10000 ms, got \(jitterBufferMs)")
         }
@@ -74,7 +77,7 @@ public final class Probe: @unchecked Sendable {
                 guard FileManager.default.isReadableFile(atPath: parsed.path) else {
                     throw Invalid(description: "no readable file at \(parsed.path)")
                 }
-                return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(url)], audio: true), false)
+                return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(url)], audio: sound), false)
             }
             guard let host = parsed.host, !host.isEmpty else {
                 throw Invalid(description: "'\(url)' has no host; expected e.g. \(scheme)://127.0.0.1:8554/pip")
@@ -82,15 +85,15 @@ public final class Probe: @unchecked Sendable {
             if scheme == "rtsp" || scheme == "rtsps" {
                 return (try PipelineTemplate.load("probe-rtsp").render([
                     "location": PipelineTemplate.quoted(url), "protocols": transport.rawValue,
-                    "latency": String(jitterBufferMs)], audio: true), true)
+                    "latency": String(jitterBufferMs), "buffer_mode": sound ? "none" : "auto"], audio: sound), true)
             }
-            return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(url)], audio: true), true)
+            return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(url)], audio: sound), true)
         }
         guard FileManager.default.isReadableFile(atPath: url) else {
             throw Invalid(description: "'\(url)' is neither a URL (rtsp://, rtmp://, srt://, file://…) nor a readable file")
         }
         let uri = URL(fileURLWithPath: url).absoluteString
-        return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(uri)], audio: true), false)
+        return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(uri)], audio: sound), false)
     }
 
     public func start() throws {

@@ -94,6 +94,8 @@ public struct ProbeReport: Codable, Sendable {
                              + String(format: "(%.1f ms)", av.gapMs) + ", \(av.beforeAlignment) ticks before the receiver "
                              + "aligned the tracks (left out), \(av.jumps) jumps later"
                              + (av.jumps > 0 ? String(format: " (largest %.1f ms)", av.largestJumpMs) : ""))
+            } else if !av.decoded {
+                lines.append("sound: none in this stream, A/V offset not measured (run the source with --audio ticks)")
             } else {
                 lines.append("sound: no ticks found, A/V offset not measured (run the source with --audio ticks and a "
                              + "timecode widget); \(av.gaps) gaps" + String(format: " (%.1f ms)", av.gapMs))

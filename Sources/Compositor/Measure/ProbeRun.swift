@@ -7,6 +7,8 @@ public struct ProbeRun {
     public var url: String
     public var transport: Probe.Transport = .tcp
     public var jitterBufferMs = 0
+    /// Also decode the sound and place its ticks against the picture (`--av`).
+    public var sound = false
     /// Seconds after the first frame left out of the latency percentiles.
     public var warmup = 1.0
     /// Stop after this many seconds; nil: until the stream ends or `shouldStop`.
@@ -32,7 +34,7 @@ public struct ProbeRun {
                     warn: (String) -> Void) throws(Failure) -> ProbeReport {
         let probe: Probe
         do {
-            probe = try Probe(url: url, transport: transport, jitterBufferMs: jitterBufferMs, warmupMs: warmup * 1000,
+            probe = try Probe(url: url, transport: transport, jitterBufferMs: jitterBufferMs, sound: sound, warmupMs: warmup * 1000,
                               reference: reference?.picture, corruptBelow: corruptBelow)
             try probe.start()
         } catch { throw Failure(description: "cannot probe \(url): \(error)") }
@@ -62,7 +64,10 @@ public struct ProbeRun {
                                             fidelity: fidelity?.total, maxCorrupt: maxCorrupt)
         var report = ProbeReport(url: url, transport: url.lowercased().hasPrefix("rtsp") ? transport.rawValue : nil,
                                  live: probe.isLive, total: total, seconds: seconds, fidelity: fidelity, failures: failures)
-        report.av = probe.avSync()
+        if sound {
+            report.av = probe.avSync() ?? AVSyncStats.Report.silent
+            if report.av?.decoded == false { warn("\(url) carries no sound: the A/V offset cannot be measured") }
+        }
         return report
     }
 
