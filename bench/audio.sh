@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a sound track costs, and where its ticks land: pipcompose recording the demo scene with and without
+# What a sound track costs, and where its ticks land: pipcompose recording the timecode scene with and without
 # `--audio ticks`, alternating, and the peer floor for the sound alone (gst-launch: 48 kHz stereo generated
 # live and encoded by the same avenc_aac at the same bitrate). Then the A/V offset of each recording made
 # with sound, read back by `pipcompose probe`.
@@ -18,8 +18,8 @@ release_binary
 
 for round in $(seq 1 "$ROUNDS"); do
     echo "round $round"
-    steady pipcompose-silent "$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --record "$OUT/silent.mp4"
-    steady pipcompose-ticks "$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --audio ticks \
+    steady pipcompose-silent "$BIN" run examples/timecode.yaml --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --record "$OUT/silent.mp4"
+    steady pipcompose-ticks "$BIN" run examples/timecode.yaml --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --audio ticks \
         --record "$OUT/ticks$round.mp4"
     steady gst-aac gst-launch-1.0 -q audiotestsrc is-live=true wave=ticks samplesperbuffer=1600 \
         ! audio/x-raw,format=S16LE,rate=48000,channels=2 ! audioconvert ! avenc_aac bitrate=128000 ! aacparse ! fakesink
