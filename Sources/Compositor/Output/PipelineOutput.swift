@@ -192,17 +192,22 @@ public final class PipelineOutput: @unchecked Sendable {
             pendingAudio.append(HeldFrame(buffer: buffer, caps: caps))
             return
         }
-        let waiting = pendingAudio
-        pendingAudio = []
-        for held in waiting + [HeldFrame(buffer: buffer, caps: caps)] {
-            guard let moved = restamper.follow(held.buffer) else { continue }
-            if let c = held.caps, audioCaps == nil || audioCaps!.pointer != c.pointer {
-                audioInput.setCaps(c)
-                audioCaps = c
-            }
-            audioInput.push(moved)
-            _audioDelivered += 1
+        if !pendingAudio.isEmpty {
+            for held in pendingAudio { sendAudio(held.buffer, held.caps, to: audioInput) }
+            pendingAudio = []
         }
+        sendAudio(buffer, caps, to: audioInput)
+    }
+
+    /// Pushes one packet moved onto the picture's timeline; holds the lock.
+    private func sendAudio(_ buffer: MediaBuffer, _ caps: MediaCaps?, to audioInput: AppSource) {
+        guard let moved = restamper.follow(buffer) else { return }
+        if let caps, audioCaps == nil || audioCaps!.pointer != caps.pointer {
+            audioInput.setCaps(caps)
+            audioCaps = caps
+        }
+        audioInput.push(moved)
+        _audioDelivered += 1
     }
 
     /// The output has been told where it ends (`end(at:)`): it takes no new work.
