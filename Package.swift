@@ -18,7 +18,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        // GStreamer core, app, video and rtsp-server; shims for macros and varargs only.
+        // GStreamer core, app, video, pbutils (discovering audio files) and rtsp-server; shims for macros and varargs only.
         .systemLibrary(
             name: "CGst",
             pkgConfig: "gstreamer-rtsp-server-1.0",

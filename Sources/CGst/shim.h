@@ -7,6 +7,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 #include <gst/rtsp-server/rtsp-server.h>
+#include <gst/pbutils/pbutils.h>
 
 // GST_BUFFER_PTS / DURATION are macros over struct fields.
 static inline void cgst_buffer_set_timing(GstBuffer *buffer, GstClockTime pts, GstClockTime duration) {

@@ -12,7 +12,7 @@ struct CtlCommand: ParsableCommand {
         Examples:
           pipcompose ctl status
           pipcompose ctl resize 480x270
-          pipcompose ctl pause | play | skip -15
+          pipcompose ctl pause | play | skip -15 | skip next
           pipcompose ctl set memo.text "First line\\nSecond line"
           pipcompose ctl nowplaying --title "Song" --artist "Band" --position 0
           pipcompose ctl record start /tmp/clip.mp4    |  pipcompose ctl record stop /tmp/clip.mp4
@@ -100,20 +100,27 @@ struct CtlPlay: CtlVerb {
 }
 
 struct CtlSkip: CtlVerb {
-    static let configuration = CommandConfiguration(commandName: "skip", abstract: "Skip scene time (finite scenes only).")
+    static let configuration = CommandConfiguration(
+        commandName: "skip",
+        abstract: "Skip scene time (finite scenes) and the music (--audio FILE), or go to the next or previous file.")
     @ParentCommand var ctl: CtlCommand
     @OptionGroup var own: ControlOptions
     // Taken as raw words so that a negative number is not read as an option.
-    @Argument(parsing: .allUnrecognized, help: "Seconds, negative to go back (default 15).") var seconds: [String] = []
+    @Argument(parsing: .allUnrecognized, help: "Seconds, negative to go back (default 15); or next, or previous.")
+    var what: [String] = []
 
     func validate() throws {
-        guard seconds.count <= 1, seconds.allSatisfy({ Double($0)?.isFinite == true }) else {
-            throw ValidationError("skip takes one number of seconds, e.g. skip -15")
+        guard what.count <= 1, what.allSatisfy({ Double($0)?.isFinite == true || $0 == "next" || $0 == "previous" }) else {
+            throw ValidationError("skip takes one number of seconds (e.g. skip -15), or next, or previous")
         }
     }
 
     func run() throws {
-        try connection.call("POST", "/v1/skip", ["seconds": .number(seconds.first.flatMap(Double.init) ?? 15)])
+        if let w = what.first, w == "next" || w == "previous" {
+            try connection.call("POST", "/v1/skip", ["track": .string(w)])
+        } else {
+            try connection.call("POST", "/v1/skip", ["seconds": .number(what.first.flatMap(Double.init) ?? 15)])
+        }
     }
 }
 

@@ -88,7 +88,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Hold every encoded frame this many milliseconds before the outputs get it (0...10000).")
     var injectDelayMs: Double = 0
 
-    @Option(help: "Sound: none, ticks (a tick every second of the timecode, a long one every tenth: the A/V sync signal), tone or tone:HZ. Default: the scene's audio, else none.")
+    @Option(help: "Sound: none, ticks (a tick every second of the timecode, a long one every tenth: the A/V sync signal), tone, tone:HZ, or music: an audio file, an .m3u playlist or a folder of audio files (looped; the now-playing card shows their tags). Default: the scene's audio, else none.")
     var audio: String?
 
     @Option(parsing: .unconditional, help: "Move the sound against the picture by this many milliseconds (-5000...5000; negative: earlier), to check an A/V probe.")

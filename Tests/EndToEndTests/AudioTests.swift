@@ -128,7 +128,7 @@ extension EndToEnd {
 
         @Test func badSoundOptionsAreRefusedWithWhatToDo() throws {
             let cases: [([String], String)] = [
-                (["--audio", "banjo"], "expected none, ticks, tone"),
+                (["--audio", "banjo"], "no such file 'banjo'; --audio takes none, ticks, tone"),
                 (["--audio", "tone:5"], "20...20000"),
                 (["--audio", "ticks", "--inject-av-offset-ms", "9000"], "-5000...5000"),
             ]

@@ -8,6 +8,8 @@ public enum AudioChoice: Sendable, Equatable, CustomStringConvertible {
     case ticks
     /// A continuous sine.
     case tone(hz: Double)
+    /// Music: an audio file, an `.m3u` playlist or a folder of audio files (see `Playlist`), looping.
+    case music(source: String)
 
     public struct Invalid: Error, CustomStringConvertible {
         public let description: String
@@ -19,12 +21,13 @@ public enum AudioChoice: Sendable, Equatable, CustomStringConvertible {
         case .none: "none"
         case .ticks: "ticks"
         case .tone(let hz): "tone:\(hz.formatted())"
+        case .music(let source): source
         }
     }
 
     public var isSilent: Bool { self == .none }
 
-    /// `none`, `ticks`, `tone` or `tone:HZ` (20...20000).
+    /// `none`, `ticks`, `tone` or `tone:HZ` (20...20000); anything else names music (checked when it is loaded).
     public static func parse(_ text: String) throws(Invalid) -> AudioChoice {
         let t = text.trimmingCharacters(in: .whitespaces)
         switch t.lowercased() {
@@ -40,7 +43,7 @@ public enum AudioChoice: Sendable, Equatable, CustomStringConvertible {
             }
             return .tone(hz: hz)
         }
-        throw Invalid(description: "invalid --audio '\(text)': expected none, ticks, tone or tone:HZ")
+        return .music(source: t)
     }
 }
 

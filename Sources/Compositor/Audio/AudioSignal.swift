@@ -1,8 +1,8 @@
 import Foundation
 
-/// A sound computed from the sample position alone: any stretch can be drawn again and comes out the same, so
-/// the track is continuous whatever chunks the frame loop asks for, and the n-th sample is at n / rate seconds
-/// of the frame clock.
+/// What the audio track draws, asked for in order and without holes: the n-th sample is at n / rate seconds of the
+/// frame clock. The generated signals compute it from the sample position alone; music (`MusicPlayer`) reads on
+/// from where it stands.
 public protocol AudioSignal: Sendable {
     /// Fills `out` (interleaved stereo, signed 16 bit) with the frames starting at sample `start`.
     func fill(_ out: UnsafeMutableBufferPointer<Int16>, from start: Int64)

@@ -36,9 +36,10 @@ public final class AudioTrack: @unchecked Sendable {
     private var _bytes: UInt64 = 0
     private var _primingDropped: UInt64 = 0
 
-    /// `offsetMilliseconds` moves the sound against the picture by a known amount (`--inject-av-offset-ms`).
+    /// `offsetMilliseconds` moves the sound against the picture by a known amount (`--inject-av-offset-ms`);
+    /// `music` is the player of `--audio FILE` (required for `.music`).
     public init(choice: AudioChoice, offsetMilliseconds: Double, template: PipelineTemplate, bitrate: Int = 128_000,
-                warn: @escaping @Sendable (String) -> Void,
+                music: MusicPlayer? = nil, warn: @escaping @Sendable (String) -> Void,
                 onError: @escaping @Sendable (GstError) -> Void) throws {
         self.choice = choice
         switch choice {
@@ -48,6 +49,9 @@ public final class AudioTrack: @unchecked Sendable {
             signal = TickSignal(rate: Self.rate, offsetMilliseconds: offsetMilliseconds)
         case .tone(let hz):
             signal = ToneSignal(rate: Self.rate, hz: hz)
+        case .music:
+            guard let music else { throw AudioChoice.Invalid(description: "internal: music without a player") }
+            signal = music
         }
         launch = try template.render(["bitrate": String(bitrate)])
         pipeline = try Pipeline(name: "audio", launch: launch)

@@ -141,14 +141,24 @@ public final class ControlServer: @unchecked Sendable {
         }
         router.post("/v1/skip") { request, _ in
             let body = try await Self.body(request, allowEmpty: true)
-            var seconds = 15.0
-            if let v = body["seconds"] {
-                guard case .number(let n) = v, n.isFinite else {
-                    throw HTTPError(.badRequest, message: "'seconds' must be a number, got \(v.kind)")
+            let skipped: LiveSession.Skipped
+            if let v = body["track"] {
+                guard case .string(let which) = v, which == "next" || which == "previous" else {
+                    throw HTTPError(.badRequest, message: "'track' must be \"next\" or \"previous\"")
                 }
-                seconds = n
+                do { skipped = try session.skipTrack(forward: which == "next") } catch { throw Self.http(error) }
+            } else {
+                var seconds = 15.0
+                if let v = body["seconds"] {
+                    guard case .number(let n) = v, n.isFinite else {
+                        throw HTTPError(.badRequest, message: "'seconds' must be a number, got \(v.kind)")
+                    }
+                    seconds = n
+                }
+                do { skipped = try session.skip(by: seconds) } catch { throw Self.http(error) }
             }
-            do { return try Self.json(["media": try session.skip(by: seconds)]) } catch { throw Self.http(error) }
+            return try Self.json(SkipAnswer(media: skipped.media, track: skipped.track?.index, file: skipped.track?.file,
+                                            position: skipped.track?.position))
         }
         router.patch("/v1/widgets/:id") { request, context in
             let id = context.parameters.get("id") ?? ""
@@ -269,4 +279,12 @@ struct BearerMiddleware: RouterMiddleware {
         }
         return try await next(request, context)
     }
+}
+
+/// The answer to `POST /v1/skip`: the scene time it went to (finite scenes), and the music's file and position.
+struct SkipAnswer: Encodable {
+    var media: Double?
+    var track: Int?
+    var file: String?
+    var position: Double?
 }

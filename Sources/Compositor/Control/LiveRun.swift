@@ -149,6 +149,11 @@ public final class LiveRun: @unchecked Sendable {
             + (s.injected > 0 ? ", left out on purpose \(s.injected)" : "")
         for o in s.outputs { text += "\n\(o.id): \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)" }
         if let a = s.audio { text += "\naudio \(a.choice): \(a.packets) AAC packets, \(a.dropped) sample chunks dropped" }
+        if let m = s.music {
+            let late = Int((Double(s.musicGapFrames) / Double(AudioTrack.rate) * 1000).rounded())
+            text += "\nmusic: file \(m.index + 1) of \(s.musicFiles) '\(m.file.displayTitle)' at "
+                + String(format: "%.1f s", m.position) + ", \(late) ms of silence where the decoder was late"
+        }
         if let h = s.delayHeld {
             text += String(format: "\ndelay held (--inject-delay-ms): p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d frames",
                            h.p50, h.p99, h.max, h.samples)

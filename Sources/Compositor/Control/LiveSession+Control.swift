@@ -5,24 +5,51 @@ extension LiveSession {
     public func pause() {
         guard let loop else { return }
         if playback.pause(at: loop.runningSeconds) { events.publish("paused", ["media": fmt(playback.media(at: loop.runningSeconds))]) }
+        if let music, music.setPaused(true) { musicCard?.playing(false, now: music.nowPlaying) }
     }
 
     public func play() {
         guard let loop else { return }
         if playback.play(at: loop.runningSeconds) { events.publish("playing", ["media": fmt(playback.media(at: loop.runningSeconds))]) }
+        if let music, music.setPaused(false) { musicCard?.playing(true, now: music.nowPlaying) }
     }
 
-    /// Skips scene time; refused for a live scene.
+    /// Where a skip went: scene time (a finite scene), and the music (`--audio FILE`): the file and the second in it.
+    public struct Skipped: Sendable {
+        public var media: Double?
+        public var track: (index: Int, file: String, position: Double)?
+    }
+
+    /// Skips `seconds` of scene time (a finite scene) and of the music (within the file heard, past its end to
+    /// the next); refused when there is neither.
     @discardableResult
-    public func skip(by seconds: Double) throws(ControlError) -> Double {
+    public func skip(by seconds: Double) throws(ControlError) -> Skipped {
         guard let loop else { throw .conflict("not running") }
-        do {
-            let t = try playback.skip(by: seconds, at: loop.runningSeconds)
-            events.publish("skipped", ["by": fmt(seconds), "media": fmt(t)])
-            return t
-        } catch {
-            throw .conflict(error.description)
+        var out = Skipped()
+        if playback.duration != nil || music == nil {
+            do { out.media = try playback.skip(by: seconds, at: loop.runningSeconds) } catch {
+                throw .conflict(error.description + ", or run it with --audio FILE to skip within the music")
+            }
         }
+        if let music {
+            let (index, position) = music.seek(by: seconds)
+            out.track = (index, music.files[index].name, position)
+        }
+        events.publish("skipped", ["by": fmt(seconds), "media": out.media.map(fmt) ?? "",
+                                   "track": out.track.map { String($0.index) } ?? ""])
+        return out
+    }
+
+    /// The next or previous file of the music (`--audio FILE`); refused without music.
+    @discardableResult
+    public func skipTrack(forward: Bool) throws(ControlError) -> Skipped {
+        guard loop != nil else { throw .conflict("not running") }
+        guard let music else {
+            throw .conflict("there is no music to skip in: run with --audio FILE (an audio file, an .m3u playlist or a folder)")
+        }
+        let index = forward ? music.next() : music.previous()
+        events.publish("skipped", ["track": String(index), "direction": forward ? "next" : "previous"])
+        return Skipped(media: nil, track: (index, music.files[index].name, 0))
     }
 
     /// The render-size callback from outside; applied before the next frame.

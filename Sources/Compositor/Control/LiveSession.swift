@@ -32,6 +32,12 @@ public final class LiveSession: @unchecked Sendable {
     private var audioTemplate: PipelineTemplate?
     /// The audio track, from `start()` until `stop()` (nil with `--audio none`).
     public private(set) var audio: AudioTrack?
+    /// The files `--audio FILE` plays, discovered by `prepare()`, and the template that decodes them.
+    private var musicFiles: [AudioFile] = []
+    private var musicTemplate: PipelineTemplate?
+    /// The music of `--audio FILE`, from `start()` until `stop()`; the card follows it.
+    public private(set) var music: MusicPlayer?
+    var musicCard: MusicCard?
     /// The outputs named on the command line, prepared, until `start()` puts them in the topology.
     private var prepared: [PipelineOutput] = []
     public private(set) var rtsp: RTSPOutput?
@@ -82,6 +88,12 @@ public final class LiveSession: @unchecked Sendable {
             let t = try PipelineTemplate.load("encode-aac")
             audioTemplate = t
             dump.append(("audio", try t.render(["bitrate": "128000"])))
+        }
+        if case .music(let source) = options.audio {
+            musicFiles = try Playlist.load(source, warn: { [log] in log("warning: \($0)") })
+            let t = try PipelineTemplate.load("decode-audio")
+            musicTemplate = t
+            dump.append(("music", try t.render(["uri": "\"\(PipelineTemplate.quoted(musicFiles[0].uri))\""])))
         }
         var outputs: [PipelineOutput] = []
         for (i, spec) in options.outputs.enumerated() {
@@ -176,9 +188,23 @@ public final class LiveSession: @unchecked Sendable {
         let rtsp = self.rtsp
         loop.viewers = { rtsp?.viewers ?? 0 }
         if let audioTemplate {
-            let track = try AudioTrack(choice: options.audio, offsetMilliseconds: options.injectAVOffsetMs,
-                                       template: audioTemplate, warn: { [log] in log("warning: \($0)") },
+            if let musicTemplate {
+                let card = MusicCard(session: self, files: musicFiles, log: log)
+                let player = MusicPlayer(files: musicFiles, template: musicTemplate, warn: { [log] in log("warning: \($0)") },
+                                         onTrack: { [weak card] in card?.trackStarted($0) })
+                musicCard = card
+                music = player
+                player.start()
+            }
+            let track: AudioTrack
+            do {
+                track = try AudioTrack(choice: options.audio, offsetMilliseconds: options.injectAVOffsetMs,
+                                       template: audioTemplate, music: music, warn: { [log] in log("warning: \($0)") },
                                        onError: { [log] e in log("audio: \(e)") })
+            } catch {
+                stopMusic()
+                throw error
+            }
             track.delay(by: options.injectDelayMs)
             audio = track
             loop.afterFrame = { [weak track] time in track?.advance(to: time) }
@@ -206,6 +232,7 @@ public final class LiveSession: @unchecked Sendable {
                 for out in prepared { out.finish(timeout: 2) }
                 live.finish(timeout: 2)
                 audio?.finish(at: 0, timeout: 2)
+                stopMusic()
                 rtsp?.stop()
                 throw error
             }
@@ -257,6 +284,7 @@ public final class LiveSession: @unchecked Sendable {
             let end = loop.clock.time(ofFrame: loop.stats.frame + 1)
             ok = audio.finish(at: end) && ok
         }
+        stopMusic()
         for e in encoders { ok = e.finish() && ok }
         let outs = lock.withLock {
             finalEncoded = graph.live.encodedFrames
@@ -318,6 +346,10 @@ public final class LiveSession: @unchecked Sendable {
         public var delayHeld: LatencySummary?
         /// The sound (nil with `--audio none`): what it is, AAC packets encoded, sample chunks dropped before it.
         public var audio: (choice: String, packets: UInt64, dropped: UInt64)?
+        /// The music heard now (`--audio FILE`), and the frames of silence its decoder was late by.
+        public var music: MusicPlayer.NowPlaying?
+        public var musicGapFrames: Int64 = 0
+        public var musicFiles = 0
 
         /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
         public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
@@ -339,6 +371,14 @@ public final class LiveSession: @unchecked Sendable {
         status.injected = s.injected
         status.delayHeld = graph?.live.delayHeld ?? finalHeld
         if let audio { status.audio = (audio.choice.description, audio.encodedPackets, audio.dropped) }
+        status.music = music?.nowPlaying
+        status.musicGapFrames = music?.gapFrames ?? 0
+        status.musicFiles = music?.files.count ?? 0
         return status
+    }
+
+    private func stopMusic() {
+        music?.stop()
+        musicCard?.stop()
     }
 }

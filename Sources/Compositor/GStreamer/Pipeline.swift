@@ -110,6 +110,25 @@ public final class Pipeline: @unchecked Sendable {
         }
     }
 
+    /// Goes to PAUSED and waits up to `timeout` until the sinks hold their first data, as a seek needs; call
+    /// `play` after it. A failure is thrown with GStreamer's words (a missing file, an undecodable one).
+    public func preroll(timeout: TimeInterval) throws(GstError) {
+        if gst_element_set_state(element, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE {
+            throw waitForError() ?? GstError(element: name, message: "could not start")
+        }
+        switch gst_element_get_state(element, nil, nil, GstClockTime(timeout * 1e9)) {
+        case GST_STATE_CHANGE_FAILURE: throw waitForError() ?? GstError(element: name, message: "could not start")
+        case GST_STATE_CHANGE_ASYNC: throw GstError(element: name, message: "no data within \(Int(timeout)) s")
+        default: break
+        }
+    }
+
+    /// A flushing, sample-accurate seek to `seconds` from the start; false when the stream cannot seek.
+    public func seek(toSeconds seconds: Double) -> Bool {
+        let flags = GstSeekFlags(rawValue: GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_ACCURATE.rawValue)
+        return gst_element_seek_simple(element, GST_FORMAT_TIME, flags, gint64(seconds * 1e9)) != 0
+    }
+
     /// After a failed state change the reason is on the bus; give the watcher a moment to have read it.
     private func waitForError() -> GstError? {
         if let msg = gst_bus_timed_pop_filtered(bus, 2 * cgst_second(), GST_MESSAGE_ERROR) {

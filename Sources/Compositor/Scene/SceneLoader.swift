@@ -65,6 +65,15 @@ public enum SceneLoader {
         if let a = top["audio"] {
             let text = try a.string()
             do { audio = try AudioChoice.parse(text) } catch { throw a.error(error.description.replacingOccurrences(of: "--audio", with: "audio")) }
+            // Music is named relative to the scene file, and must be there.
+            if case .music(let source) = audio, !source.contains("://") {
+                let path = resolve((source as NSString).expandingTildeInPath)
+                guard FileManager.default.fileExists(atPath: path) else {
+                    throw a.error("no such file or folder '\(path)'; audio takes none, ticks, tone[:HZ], an audio file, "
+                                  + "an .m3u playlist or a folder of audio files")
+                }
+                audio = .music(source: path)
+            }
         }
         let background = try top["background"].map { n throws(SceneError) in try parseBackground(n, resolve) }
             ?? .color(Color(red: 0.06, green: 0.08, blue: 0.12))
