@@ -186,6 +186,11 @@ extension EndToEnd {
             let back = post("/v1/skip", #"{"track": "previous"}"#)
             #expect(back["track"] as? Int == 0, "\(back)")
             waitFrames(30)
+            let (_, body) = http("GET", c + "/v1/status")
+            let music = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["music"] as? [String: Any]
+            #expect(music?["index"] as? Int == 0 && music?["files"] as? Int == 2 && music?["title"] as? String == "Halves",
+                    "\(String(decoding: body, as: UTF8.self))")
+            #expect((music?["position"] as? Double ?? -1) > 0.5, "\(String(decoding: body, as: UTF8.self))")
             p.signal(SIGINT)
             #expect(p.waitForExit(timeout: 30) == 0, "\(p.allOutput)")
 

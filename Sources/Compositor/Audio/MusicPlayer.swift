@@ -190,19 +190,23 @@ public final class MusicPlayer: AudioSignal, @unchecked Sendable {
         }
     }
 
-    /// Plays file `index` (taken round the playlist) from `offset` seconds: what is queued is dropped, the decoder
-    /// restarts there. Returns the file's index.
+    /// Plays file `index` (taken round the playlist) from `offset` seconds: what is queued is dropped at once, and
+    /// the decoder restarts there on the player's queue (the caller, a control request, does not wait on media;
+    /// silence goes out until the new decoder's first samples). Returns the file's index.
     @discardableResult
     public func play(index: Int, from offset: Double = 0) -> Int {
         let i = ((index % files.count) + files.count) % files.count
-        queue.sync {
-            condition.withLock {
-                generation += 1
-                ring.removeAll()
-                framesOut = framesIn
-                starts = []
-                condition.broadcast()
-            }
+        let g: Int = condition.withLock {
+            generation += 1
+            ring.removeAll()
+            framesOut = framesIn
+            starts = []
+            condition.broadcast()
+            return generation
+        }
+        queue.async { [weak self] in
+            // A later skip wins over this one.
+            guard let self, condition.withLock({ generation == g && !stopped }) else { return }
             failuresInARow = 0
             open(index: i, offset: max(0, offset))
         }

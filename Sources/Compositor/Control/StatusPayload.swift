@@ -26,6 +26,17 @@ public struct StatusPayload: Codable, Sendable {
     /// The sound: `none`, `ticks` or `tone:HZ`, and AAC packets encoded so far.
     public var audio: String
     public var audioPackets: UInt64
+    /// The music heard now (`--audio FILE`): which file of how many, its title, where in it, and the silence
+    /// played so far because the decoder was late. Absent without music.
+    public struct Music: Codable, Sendable {
+        public var index: Int
+        public var files: Int
+        public var file: String
+        public var title: String
+        public var position: Double
+        public var lateSilenceMs: Double
+    }
+    public var music: Music?
 
     public init(_ s: LiveSession.Status, session: LiveSession) {
         state = session.playback.isPaused ? "paused" : "playing"
@@ -43,6 +54,8 @@ public struct StatusPayload: Codable, Sendable {
         uptime = s.uptime
         audio = s.audio?.choice ?? "none"
         audioPackets = s.audio?.packets ?? 0
+        music = s.music.map { Music(index: $0.index, files: s.musicFiles, file: $0.file.name, title: $0.file.displayTitle,
+                                    position: $0.position, lateSilenceMs: Double(s.musicGapFrames) / Double(AudioTrack.rate) * 1000) }
         outputs = s.outputs.map { Output(id: $0.id, state: $0.state, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes) }
     }
 }
