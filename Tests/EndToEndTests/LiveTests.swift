@@ -82,7 +82,7 @@ extension EndToEnd {
         @Test func killedWithSignal9AfterSixSecondsTheFilesStillPlay() throws {
             let dir = try TempDir()
             let files = ["k.mp4", "k.mkv", "k.ts"].map(dir.file)
-            let (p, _) = try startLive(files.flatMap { ["--record", $0] }, rtsp: false)
+            let (p, _) = try startLive(files.flatMap { ["--record", $0] } + ["--audio", "ticks"], rtsp: false)
             // Six seconds of frames at 30 fps reached the files.
             for f in files { #expect(p.waitForFrames("record:\(f)", atLeast: 180)) }
             p.signal(SIGKILL)
@@ -90,6 +90,9 @@ extension EndToEnd {
             for f in files {
                 let frames = try decodedFrames(f) ?? 0
                 #expect(frames >= 135, "\(f): only \(frames) frames (4.5 s = 135) survived kill -9")
+                // The sound survived as far as the picture: ffmpeg hears the ticks of seconds 1 to 4.
+                let ticks = try tickOnsets(f).filter { $0 < 4500 }
+                #expect(ticks.count >= 4, "\(f): ticks at \(ticks) ms")
             }
         }
 

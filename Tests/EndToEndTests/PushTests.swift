@@ -56,19 +56,25 @@ extension EndToEnd {
             // Start pushing to a port with no server yet, and record locally.
             let port = freePort()
             let url = "rtmp://127.0.0.1:\(port)/live/test"
-            let (p, _) = try startLive(["--push", url, "--record", file], rtsp: false)
+            // With sound 40 ms late on purpose: the server's copy must carry both tracks, that far apart.
+            let scene = try timecodeScene(dir)
+            let (p, _) = try startLive([scene, "--push", url, "--record", file, "--audio", "ticks",
+                                        "--inject-av-offset-ms", "40"], rtsp: false)
             #expect(p.waitForLine(timeout: 20) { $0.contains("push:\(url): failed") && $0.contains("retrying") } != nil,
                     "\(p.allOutput)")
             // Now the server appears on that port.
             let rtmp = try RTMPServer(port: port)
             #expect(rtmp.waitUntilListening())
-            #expect(p.waitForFrames("push:\(url)", atLeast: 60, timeout: 60), "\(p.allOutput)")
+            #expect(p.waitForFrames("push:\(url)", atLeast: 150, timeout: 60), "\(p.allOutput)")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
             rtmp.stop()
             let sizes = try frameSizes(rtmp.recording)
-            #expect(sizes.count >= 30, "\(rtmp.recording): \(sizes.count) frames")
+            #expect(sizes.count >= 120, "\(rtmp.recording): \(sizes.count) frames")
             #expect(Set(sizes) == ["640x360"])
+            // FLV stamps in whole milliseconds: within 1.5 ms.
+            let (av, _, out) = try probeAV([rtmp.recording])
+            try expectAVOffset(try #require(av, "\(out)"), 40, "RTMP", atLeast: 3, tolerance: 1.5)
             #expect(try decodedFrames(file) == summaryFrames(p, "record:\(file)"))
         }
 
@@ -80,12 +86,16 @@ extension EndToEnd {
             let listener = try LiveProcess("/usr/bin/env", ["ffmpeg", "-v", "error", "-analyzeduration", "1000000",
                                                             "-i", "srt://127.0.0.1:\(port)?mode=listener", "-c", "copy",
                                                             "-y", received])
-            let (p, _) = try startLive(["--push", "srt://127.0.0.1:\(port)"], rtsp: false)
+            let (p, _) = try startLive([try timecodeScene(dir), "--push", "srt://127.0.0.1:\(port)", "--audio", "ticks",
+                                        "--inject-av-offset-ms", "-40"], rtsp: false)
             #expect(p.waitForFrames("push:srt://127.0.0.1:\(port)", atLeast: 150), "\(p.allOutput)")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0)
             _ = listener.waitForExit(timeout: 20)
             #expect((try decodedFrames(received) ?? 0) >= 30, "\(listener.allOutput)")
+            // What ffmpeg received over SRT has both tracks, the sound 40 ms early as sent.
+            let (av, _, out) = try probeAV([received])
+            try expectAVOffset(try #require(av, "\(out)"), -40, "SRT", atLeast: 2)
         }
 
         @Test func pushesToAnRTSPServerByRecord() throws {

@@ -169,4 +169,21 @@ import TestSupport
         #expect(AudioTrack.time(ofSample: 48_000 * 3600 * 100) == 360_000_000_000_000)
         #expect(AudioTrack.sample(at: 360_000_000_000_000) == 48_000 * 3600 * 100)
     }
+
+    /// Packets that go back in time (a muxer that clamped them, an FLV relay) break the tick under way: it is not
+    /// reported, and a later one is found as usual (a sound that ended before it began used to overflow).
+    @Test func timeGoingBackBreaksTheTickUnderWayAndNothingElse() {
+        var d = TickDetector()
+        let loud = [Int16](repeating: 16_000, count: 2 * 480), quiet = [Int16](repeating: 0, count: 2 * 4800)
+        func feed(_ s: [Int16], at ms: Double) -> [TickDetector.Onset] {
+            s.withUnsafeBufferPointer { d.feed($0, channels: 2, rate: 48_000, pts: MediaTime(ms * 1e6)) }
+        }
+        _ = feed(quiet, at: 900)
+        _ = feed(loud, at: 1000)            // a tick starts at 1000 ms…
+        _ = feed(loud, at: 980)             // …and the next packet is stamped 30 ms earlier
+        #expect(feed(quiet, at: 990).isEmpty)
+        _ = feed(quiet, at: 1090)
+        let later = feed(loud, at: 2000) + feed(quiet, at: 2010)
+        #expect(later.map(\.time) == [MediaTime(2_000_000_000) - TickDetector.rise])
+    }
 }

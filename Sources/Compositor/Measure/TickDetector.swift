@@ -43,6 +43,12 @@ public struct TickDetector: Sendable {
         }
         if let expected, pts > expected + Self.gapTolerance || pts + Self.gapTolerance < expected {
             lastJump = (pts, Int64(pts) - Int64(expected))
+            // Time went back (packets that overlap earlier ones): a tick under way cannot be measured across it,
+            // and none starts before the sound was quiet for a while again.
+            if pts < expected {
+                onset = nil
+                lastLoud = pts
+            }
         } else {
             lastJump = nil
         }
@@ -58,7 +64,7 @@ public struct TickDetector: Sendable {
                 }
                 lastLoud = t
             } else if let start = onset, let last = lastLoud, t >= last + Self.endAfterQuiet {
-                found.append(Onset(time: start, marker: last - start > Self.markerLongerThan))
+                found.append(Onset(time: start, marker: last > start && last - start > Self.markerLongerThan))
                 onset = nil
             }
         }
