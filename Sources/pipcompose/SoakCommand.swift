@@ -9,7 +9,7 @@ struct SoakCommand: ParsableCommand {
         discussion: """
         Each stream is a scene with a timecode strip served at rtsp://127.0.0.1:<free port>/soakI; viewer J
         probes stream J mod N. Every second: CPU, resident memory, frames rendered and dropped at the sources,
-        the viewers' fps, drops, repeats and latency, appended to REPORT/samples.jsonl as it runs; at the end
+        the viewers' fps, drops, repeats and latency (and with --av the A/V offset of each tick), appended to REPORT/samples.jsonl as it runs; at the end
         REPORT/soak.json (totals, streams, viewers, samples) and REPORT/soak.html (charts).
         Ctrl-C ends early and still writes the report. Exit status 3 when a viewer saw drops or unreadable
         strips, a source dropped, or a viewer failed or never read a strip.
@@ -37,6 +37,9 @@ struct SoakCommand: ParsableCommand {
     @Option(help: "Folder for soak.json and soak.html (created if missing).")
     var report: String = "soak-report"
 
+    @Flag(help: "Streams carry sound (--audio ticks) and viewers measure the A/V offset of every tick: charted per second, with its drift per hour.")
+    var av = false
+
     @Option(help: "Each viewer compares one picture in this many with the scene's render (SSIM; 1 = every picture).")
     var compareEvery: Int = 30
 
@@ -54,6 +57,7 @@ struct SoakCommand: ParsableCommand {
         c.transport = Probe.Transport(rawValue: transport) ?? .tcp
         guard compareEvery >= 1 else { throw ValidationError("--compare-every must be 1 or more") }
         c.compareEvery = compareEvery
+        c.av = av
         return c
     }
 

@@ -4,6 +4,28 @@ import TestSupport
 
 extension EndToEnd {
     @Suite(.serialized) struct SoakTests {
+        /// With --av the streams carry the ticks and the viewers place them: the A/V offset per second and in
+        /// total (an RTSP viewer on the same machine: within a millisecond), and its chart.
+        @Test func withAVTheOffsetOfEveryTickIsChartedAndTotalled() throws {
+            let dir = try TempDir()
+            let report = dir.file("report")
+            let r = try tool([binary, "soak", "--streams", "1", "--viewers", "2", "--duration", "24", "--av",
+                              "--report", report], timeout: 120)
+            #expect(r.status == 0 || r.status == 3, "\(r.out)\n\(r.err)")
+            #expect(r.out.contains("A/V offset ms (sound − picture): min"), "\(r.out)")
+            let data = try #require(FileManager.default.contents(atPath: report + "/soak.json"))
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let totals = try #require(json["totals"] as? [String: Any])
+            // The first 15 s of each viewer are its receiver's alignment: two viewers, at least 6 s each after it.
+            #expect((totals["avTicks"] as? Int ?? 0) >= 12, "\(totals)")
+            let (lo, hi) = (try #require(totals["avOffsetMin"] as? Double), try #require(totals["avOffsetMax"] as? Double))
+            #expect(abs(lo) <= 1 && abs(hi) <= 1, "\(totals)")
+            let samples = try #require(json["samples"] as? [[String: Any]])
+            #expect(samples.filter { ($0["avTicks"] as? Int ?? 0) > 0 }.count >= 6, "\(samples)")
+            let html = try String(contentsOfFile: report + "/soak.html", encoding: .utf8)
+            #expect(html.contains("A/V offset (ms)") && html.components(separatedBy: "<svg").count - 1 == 8)
+        }
+
         @Test func aMinuteWithFourStreamsAndEightViewersWritesSamplesAndCharts() throws {
             let dir = try TempDir()
             let report = dir.file("report")

@@ -219,6 +219,18 @@ public struct AVSyncStats: Sendable {
                       perTick: ticks)
     }
 
+    /// The ticks placed so far for seconds after `second` (oldest first), without settling the ones still waiting
+    /// for the picture: what a running soak charts each second. Ticks of the first `settleSeconds` are left out:
+    /// they are dropped again if the receiver aligns its tracks then.
+    public func ticks(after second: Int64) -> [Tick] {
+        guard let start = first?.pts else { return [] }
+        let settled = Double(start + Self.settleSeconds) / 1e9
+        return order.lazy.filter { $0 > second }.compactMap { k in
+            guard let t = placed[k], let at = onsetSeconds[k], at >= settled else { return nil }
+            return t
+        }
+    }
+
     /// The slope of a least-squares line through (onset s, offset ms), per hour; nil under 10 s of ticks.
     static func drift(_ points: [(Double, Double)]) -> Double? {
         guard points.count >= 2, let a = points.first?.0, let b = points.last?.0, b - a >= 10 else { return nil }

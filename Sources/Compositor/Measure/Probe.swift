@@ -171,6 +171,11 @@ public final class Probe: @unchecked Sendable {
         }
     }
 
+    /// Ticks placed since `second` (see `AVSyncStats.ticks(after:)`); empty without sound.
+    public func avTicks(after second: Int64) -> [AVSyncStats.Tick] {
+        lock.withLock { av.ticks(after: second) }
+    }
+
     /// How close the decoded pictures came to the reference (nil without `reference`). Complete after `stop()`.
     public var fidelity: (total: FidelityStats.Total, seconds: [FidelityStats.Second], errors: [String])? {
         comparer?.figures

@@ -20,6 +20,8 @@ public struct SoakConfig: Sendable {
     /// viewers; a corruption that lasts shows within a second at the default of one picture a second at 30 fps).
     /// The first comparison is a period after a viewer joined.
     public var compareEvery = 30
+    /// Streams carry the ticks (`--audio ticks`) and viewers decode the sound and place them: A/V offset charted.
+    public var av = false
 
     public struct Invalid: Error, CustomStringConvertible {
         public let description: String

@@ -38,7 +38,12 @@ public enum SoakPlot {
             chart("CPU (% of one core)", xs, [
                 Series(name: "pipcompose", color: "#bcbd22", values: r.samples.map(\.cpuPercent)),
             ]),
-        ]
+        ] + (r.totals.avTicks == nil ? [] : [
+            chart("A/V offset (ms): sound − picture, the extremes of the ticks the viewers heard each second", xs, [
+                Series(name: "min", color: "#1f77b4", values: r.samples.map(\.avOffsetMin)),
+                Series(name: "max", color: "#ff7f0e", values: r.samples.map(\.avOffsetMax)),
+            ]),
+        ])
         return """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8"><title>pipcompose soak \(escape(r.started))</title>

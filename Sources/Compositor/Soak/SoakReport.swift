@@ -29,6 +29,10 @@ public struct SoakReport: Codable, Sendable {
         public var compared: Int? = nil
         public var corrupt: Int? = nil
         public var ssimMin: Double? = nil
+        /// With `--av`: the A/V offsets (ms, sound − picture) of the ticks all viewers placed this second.
+        public var avOffsetMin: Double? = nil
+        public var avOffsetMax: Double? = nil
+        public var avTicks: Int? = nil
     }
 
     public struct Stream: Codable, Sendable {
@@ -81,6 +85,13 @@ public struct SoakReport: Codable, Sendable {
         public var corrupt: Int = 0
         public var ssimP1: Double?
         public var ssimMin: Double?
+        /// With `--av`, over every tick of every viewer: how many, the offsets' extremes and mean (ms), and the
+        /// drift (ms per hour, the slope of a least-squares line through offset against time).
+        public var avTicks: Int? = nil
+        public var avOffsetMin: Double? = nil
+        public var avOffsetMax: Double? = nil
+        public var avOffsetMean: Double? = nil
+        public var avDriftMsPerHour: Double? = nil
     }
 
     public var started: String
@@ -128,6 +139,15 @@ public struct SoakReport: Codable, Sendable {
         return problems
     }
 
+    /// The A/V line of the text (with `--av`), ending in a newline; empty otherwise.
+    var avLine: String {
+        let t = totals
+        guard let n = t.avTicks else { return "" }
+        func ms(_ v: Double?) -> String { v.map { String(format: "%+.2f", $0) } ?? "-" }
+        return "A/V offset ms (sound − picture): min \(ms(t.avOffsetMin))  mean \(ms(t.avOffsetMean))  "
+            + "max \(ms(t.avOffsetMax))  (\(n) ticks), drift \(ms(t.avDriftMsPerHour)) ms/h\n"
+    }
+
     /// Lines for a person.
     public var text: String {
         let t = totals
@@ -139,7 +159,7 @@ public struct SoakReport: Codable, Sendable {
         viewers: \(t.viewerFrames) frames decoded, \(t.viewerDropped) dropped, \(t.viewerRepeated) repeated, \(t.unreadable) unreadable, \(t.decodeErrors) decode errors
         latency ms: p50 \(ms(t.latencyP50))  p99 \(ms(t.latencyP99))  max \(ms(t.latencyMax))
         pictures: \(t.compared) compared with the scene's render, \(t.corrupt) corrupt, SSIM p1 \(t.ssimP1.map { String(format: "%.4f", $0) } ?? "-") min \(t.ssimMin.map { String(format: "%.4f", $0) } ?? "-")
-        cpu \(String(format: "%.0f", t.cpuPercentMean)) % of one core; rss \(mib(t.rssStartBytes)) → \(mib(t.rssEndBytes)) (max \(mib(t.rssMaxBytes)), growth \(String(format: "%+.2f", Double(t.rssGrowthBytes) / 1_048_576)) MiB)
+        \(avLine)cpu \(String(format: "%.0f", t.cpuPercentMean)) % of one core; rss \(mib(t.rssStartBytes)) → \(mib(t.rssEndBytes)) (max \(mib(t.rssMaxBytes)), growth \(String(format: "%+.2f", Double(t.rssGrowthBytes) / 1_048_576)) MiB)
         """
     }
 }

@@ -27,6 +27,7 @@ public final class SoakRunner: @unchecked Sendable {
                                           outputs: [.rtsp(RTSPEndpoint(host: "127.0.0.1", port: 0, path: "/soak\(i)"))])
                 // Many encoders on few cores: one thread each wastes less than each guessing the core count.
                 if config.streams > 1 { options.encoder.threads = 1 }
+                if config.av { options.audio = .ticks }
                 let session = LiveSession(options: options, log: { [log] in log("stream \(i): \($0)") })
                 try session.prepare()
                 // Held before it starts, so a half-started stream is stopped with the others on failure.
@@ -35,7 +36,7 @@ public final class SoakRunner: @unchecked Sendable {
             }
             for j in 0..<config.viewers {
                 let url = sessions[j % sessions.count].rtsp!.url
-                let probe = try Probe(url: url, transport: config.transport, keepSeconds: 4,
+                let probe = try Probe(url: url, transport: config.transport, sound: config.av, keepSeconds: 4,
                                       reference: ReferencePicture(scene: try config.scene(j % sessions.count)),
                                       compareEvery: config.compareEvery)
                 try probe.start()
@@ -65,6 +66,8 @@ public final class SoakRunner: @unchecked Sendable {
         var lastTotals = probes.map { _ in ProbeStats.Total() }
         var lastFidelity = probes.map { _ in (compared: 0, corrupt: 0, second: -1) }
         var lastSeconds = probes.map { _ -> Int? in nil }
+        var lastTick = probes.map { _ in Int64.min }
+        var av = AVTotals()
         var lastSampleTime = ProcessSampler.monotonic()
         var cpuSum = 0.0
         var rssAll: [UInt64] = []
@@ -120,6 +123,18 @@ public final class SoakRunner: @unchecked Sendable {
                     lastFidelity[j].corrupt = f.total.corrupt
                 }
             }
+            if config.av {
+                var offsets: [Double] = []
+                for (j, p) in probes.enumerated() {
+                    let ticks = p.avTicks(after: lastTick[j])
+                    if let last = ticks.last { lastTick[j] = last.second }
+                    offsets += ticks.map(\.offsetMs)
+                }
+                s.avTicks = offsets.count
+                s.avOffsetMin = offsets.min()
+                s.avOffsetMax = offsets.max()
+                for o in offsets { av.add(second: Double(second), offsetMs: o) }
+            }
             s.viewerFpsMin = fps.min()
             s.viewerFpsMean = fps.isEmpty ? nil : fps.reduce(0, +) / Double(fps.count)
             s.latencyP50 = SoakReport.median(lat.map(\.p50))
@@ -167,7 +182,9 @@ public final class SoakRunner: @unchecked Sendable {
             compared: fidelity.reduce(0) { $0 + ($1?.compared ?? 0) },
             corrupt: fidelity.reduce(0) { $0 + ($1?.corrupt ?? 0) },
             ssimP1: fidelity.compactMap { $0?.ssimP1 }.min(),
-            ssimMin: fidelity.compactMap { $0?.compared ?? 0 > 0 ? $0?.ssimMin : nil }.min())
+            ssimMin: fidelity.compactMap { $0?.compared ?? 0 > 0 ? $0?.ssimMin : nil }.min(),
+            avTicks: config.av ? av.count : nil, avOffsetMin: av.min, avOffsetMax: av.max, avOffsetMean: av.mean,
+            avDriftMsPerHour: av.driftPerHour)
         let report = SoakReport(
             started: startedAt,
             config: .init(streams: config.streams, viewers: config.viewers, width: config.size.width,
@@ -210,5 +227,34 @@ public final class SoakRunner: @unchecked Sendable {
             throw SoakConfig.Invalid(description: "cannot write the report in \(config.reportDirectory): "
                                      + "\(error.localizedDescription)")
         }
+    }
+}
+
+/// The A/V offsets of a whole soak in constant memory: count, extremes, mean, and the sums of a least-squares line
+/// through (second, offset) for the drift.
+struct AVTotals {
+    private(set) var count = 0
+    private(set) var min: Double?
+    private(set) var max: Double?
+    private var sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
+
+    mutating func add(second x: Double, offsetMs y: Double) {
+        count += 1
+        min = Swift.min(min ?? y, y)
+        max = Swift.max(max ?? y, y)
+        sx += x
+        sy += y
+        sxx += x * x
+        sxy += x * y
+    }
+
+    var mean: Double? { count > 0 ? sy / Double(count) : nil }
+
+    /// Milliseconds per hour; nil with fewer than two ticks or all at one second.
+    var driftPerHour: Double? {
+        let n = Double(count)
+        let d = n * sxx - sx * sx
+        guard count >= 2, d > 1e-9 else { return nil }
+        return (n * sxy - sx * sy) / d * 3600
     }
 }
