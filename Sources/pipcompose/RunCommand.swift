@@ -91,6 +91,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Sound: none, ticks (a tick every second of the timecode, a long one every tenth: the A/V sync signal), tone, tone:HZ, or music: an audio file, an .m3u playlist or a folder of audio files (looped; the now-playing card shows their tags). Default: the scene's audio, else none.")
     var audio: String?
 
+    @Option(help: "The sound's codec in MKV recordings: aac or opus (MP4, TS, RTMP, SRT and RTSP carry AAC).")
+    var audioCodec: String = "aac"
+
     @Option(parsing: .unconditional, help: "Move the sound against the picture by this many milliseconds (-5000...5000; negative: earlier), to check an A/V probe.")
     var injectAvOffsetMs: Double = 0
 
@@ -121,6 +124,7 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--inject-delay-ms must be 0...10000, got \(injectDelayMs)")
         }
         if let audio { do { _ = try AudioChoice.parse(audio) } catch { throw ValidationError(error.description) } }
+        do { _ = try AudioCodec.parse(audioCodec) } catch { throw ValidationError(error.description) }
         guard (-5000...5000).contains(injectAvOffsetMs) else {
             throw ValidationError("--inject-av-offset-ms must be -5000...5000, got \(injectAvOffsetMs)")
         }
@@ -159,6 +163,7 @@ struct RunCommand: ParsableCommand {
         options.injectDelayMs = injectDelayMs
         options.audio = try audio.map { try AudioChoice.parse($0) } ?? options.scene.audio
         options.injectAVOffsetMs = injectAvOffsetMs
+        options.mkvAudioCodec = try AudioCodec.parse(audioCodec)
         options.encoder.kind = EncoderSettings.Kind(rawValue: encoder)!
         options.encoder.preset = preset
         options.encoder.bitrate = bitrate ?? 0

@@ -77,6 +77,22 @@ extension EndToEnd {
                 #expect(onsets.count == 3, "\(f): \(onsets)")
                 for (i, o) in onsets.enumerated() { #expect(abs(o - Double(i + 1) * 1000) < 0.5, "\(f): \(onsets)") }
             }
+            // Opus when asked, in MKV only (the MP4 beside it keeps AAC): ticks where ffmpeg decodes them, and the
+            // probe places them on the second.
+            let opus = dir.file("opus.mkv"), aac = dir.file("beside.mp4")
+            let o = try LiveProcess(binary, ["run", scene, "--size", "640x360", "--audio", "ticks", "--audio-codec", "opus",
+                                             "--duration", "4", "--no-control", "--record", opus, "--record", aac])
+            #expect(o.waitForExit(timeout: 60) == 0, "\(o.allOutput)")
+            let opusCodecs = try tool(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,sample_rate", "-of", "csv=p=0", opus]).out
+            #expect(opusCodecs.contains("h264") && opusCodecs.contains("opus,48000"), "\(opusCodecs)")
+            #expect(try tool(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", aac]).out.contains("aac"))
+            let video = try #require(try streamSpan(opus, "v")), audio = try #require(try streamSpan(opus, "a"))
+            #expect(abs((audio.end - audio.start) - (video.end - video.start)) < 0.034, "video \(video) audio \(audio)")
+            let opusOnsets = try tickOnsets(opus)
+            #expect(opusOnsets.count == 3 && opusOnsets.enumerated().allSatisfy { abs($1 - Double($0 + 1) * 1000) < 0.5 },
+                    "\(opusOnsets)")
+            let (opusAV, _, opusOut) = try probeAV([opus])
+            try expectAVOffset(try #require(opusAV, "\(opusOut)"), 0, "opus", atLeast: 3)
             // A stream with sound but no ticks: the probe says so and still reports the picture.
             let tone = dir.file("tone.mkv")
             let q = try LiveProcess(binary, ["run", scene, "--size", "640x360", "--audio", "tone:440", "--duration", "2",
@@ -134,6 +150,7 @@ extension EndToEnd {
                 (["--audio", "banjo"], "no such file 'banjo'; --audio takes none, ticks, tone"),
                 (["--audio", "tone:5"], "20...20000"),
                 (["--audio", "ticks", "--inject-av-offset-ms", "9000"], "-5000...5000"),
+                (["--audio", "ticks", "--audio-codec", "mp3"], "invalid --audio-codec 'mp3': expected aac or opus"),
             ]
             for (args, message) in cases {
                 let r = try tool([binary, "run", "--duration", "1", "--no-control"] + args)

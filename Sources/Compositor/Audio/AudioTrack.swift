@@ -1,7 +1,7 @@
 import Foundation
 
-/// The audio track: samples drawn on the frame clock's timeline by the frame loop, encoded once to AAC in
-/// its own pipeline (`pipelines/encode-aac.pipeline`), each packet handed to every output that carries sound.
+/// The audio track: samples drawn on the frame clock's timeline by the frame loop, encoded once per codec in use
+/// (`AudioEncoder`: AAC always, Opus when asked), each packet handed to every output that takes that codec.
 ///
 /// Sample n is at n / 48000 s of running time, the frames' timeline: audio and picture share one clock by
 /// construction, and a resize never touches the track. The frame loop draws up to the time of the frame it
@@ -9,37 +9,23 @@ import Foundation
 /// and would hold a packet from the future).
 ///
 /// `@unchecked Sendable`: `written` is only touched by the frame loop thread (`advance`) and by `finish` after
-/// the loop ended; subscribers and counters are behind `lock`; the pipeline is driven through GStreamer's
-/// thread-safe calls.
+/// the loop ended; the encoders are set in `init` and are thread-safe themselves.
 public final class AudioTrack: @unchecked Sendable {
     public typealias Subscriber = (_ buffer: MediaBuffer, _ caps: MediaCaps?) -> Void
     public static let rate = 48_000
     public static let channels = 2
     static let rawCaps = "audio/x-raw,format=S16LE,layout=interleaved,rate=\(rate),channels=\(channels)"
-    /// Priming samples each AAC encoder puts before the first input sample (measured: a tick drawn at sample 0
-    /// decodes at sample 1024 from avenc_aac and 1600 from voaacenc, through mp4mux, matroskamux and mpegtsmux).
-    static let primingSamples = ["avenc_aac": 1024, "voaacenc": 1600]
 
     public let choice: AudioChoice
-    public let launch: String
     private let signal: any AudioSignal
-    private let pipeline: Pipeline
-    private let input: AppSource
-    private var sink: AppSink?
-    /// Nanoseconds the encoded packets are moved back by (the encoder's priming).
-    public let primingNanoseconds: MediaTime
+    private let encoders: [AudioCodec: AudioEncoder]
     private var written: Int64 = 0
-    private let lock = NSLock()
-    private var subscribers: [ObjectIdentifier: Subscriber] = [:]
-    private var delayLine: DelayLine?
-    private var _packets: UInt64 = 0
-    private var _bytes: UInt64 = 0
-    private var _primingDropped: UInt64 = 0
 
     /// `offsetMilliseconds` moves the sound against the picture by a known amount (`--inject-av-offset-ms`);
-    /// `music` is the player of `--audio FILE` (required for `.music`).
-    public init(choice: AudioChoice, offsetMilliseconds: Double, template: PipelineTemplate, bitrate: Int = 128_000,
-                music: MusicPlayer? = nil, warn: @escaping @Sendable (String) -> Void,
+    /// `music` is the player of `--audio FILE` (required for `.music`); `templates` has one encoder pipeline per
+    /// codec to encode to (AAC at least).
+    public init(choice: AudioChoice, offsetMilliseconds: Double, templates: [AudioCodec: PipelineTemplate],
+                bitrate: Int = 128_000, music: MusicPlayer? = nil, warn: @escaping @Sendable (String) -> Void,
                 onError: @escaping @Sendable (GstError) -> Void) throws {
         self.choice = choice
         switch choice {
@@ -53,31 +39,23 @@ public final class AudioTrack: @unchecked Sendable {
             guard let music else { throw AudioChoice.Invalid(description: "internal: music without a player") }
             signal = music
         }
-        launch = try template.render(["bitrate": String(bitrate)])
-        pipeline = try Pipeline(name: "audio", launch: launch)
-        guard pipeline.hasElement(named: "encoded"),
-              let src = pipeline.appSource(named: "samples", maxBuffers: 16) else {
-            pipeline.stop(drain: false)
-            throw GstError(element: "audio", message: "\(template.path) needs 'appsrc name=samples' and 'appsink name=encoded'")
+        var encoders: [AudioCodec: AudioEncoder] = [:]
+        do {
+            for (codec, template) in templates.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                encoders[codec] = try AudioEncoder(codec: codec, template: template, bitrate: bitrate,
+                                                   rawCaps: Self.rawCaps, rate: Self.rate, warn: warn, onError: onError)
+            }
+        } catch {
+            for e in encoders.values { _ = e.finish(timeout: 1) }
+            throw error
         }
-        let factory = pipeline.factoryName(ofElementNamed: "encoder") ?? "?"
-        let priming = Self.primingSamples[factory]
-        if priming == nil {
-            warn("audio: the priming delay of encoder '\(factory)' is not known; the sound may come late by one AAC "
-                 + "frame. Name an avenc_aac or voaacenc element 'encoder' in \(template.path)")
-        }
-        primingNanoseconds = MediaTime(priming ?? 0) * 1_000_000_000 / MediaTime(Self.rate)
-        input = src
-        try input.setCaps(Self.rawCaps)
-        sink = pipeline.appSink(named: "encoded", runningTime: true, onSample: { [weak self] b, c in
-            self?.fanOut(b, c)
-        }, onEOS: {})
-        try pipeline.play { event in
-            if case .error(let e) = event { onError(e) }
-        }
+        self.encoders = encoders
     }
 
-    /// Draws the samples from where the track is up to running time `time` and hands them to the encoder.
+    /// The launch text of each encoder, by codec.
+    public var launches: [(AudioCodec, String)] { encoders.sorted { $0.key.rawValue < $1.key.rawValue }.map { ($0.key, $0.value.launch) } }
+
+    /// Draws the samples from where the track is up to running time `time` and hands them to every encoder.
     /// Called on the frame loop thread after each frame; a late loop that skipped frames gets one longer chunk,
     /// so the track never has a hole.
     public func advance(to time: MediaTime) {
@@ -91,7 +69,7 @@ public final class AudioTrack: @unchecked Sendable {
         let pts = Self.time(ofSample: written)
         buffer.stamp(pts: pts, duration: Self.time(ofSample: end) - pts)
         written = end
-        input.push(buffer)
+        for e in encoders.values { e.push(buffer) }
     }
 
     /// The sample nearest running time `time` (frame times are whole nanoseconds; no overflow for years).
@@ -109,61 +87,30 @@ public final class AudioTrack: @unchecked Sendable {
     /// `--inject-delay-ms`: the delay applies to the whole stream, not to one track.
     public func delay(by milliseconds: Double) {
         guard milliseconds > 0 else { return }
-        let capacity = Int((milliseconds / 1000 * 50).rounded(.up)) * 2 + 16
-        let line = DelayLine(delayMilliseconds: milliseconds, capacity: capacity) { [weak self] b, c in
-            self?.handToSubscribers(b, c)
-        }
-        lock.withLock { delayLine = line }
+        for e in encoders.values { e.delay(by: milliseconds) }
     }
 
-    private func fanOut(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
-        guard let pts = buffer.pts else { return }
-        // The priming samples come first: moving every packet back by them puts each sound at its own time.
-        // The first packet would start before zero; it holds only priming and is left out.
-        guard pts >= primingNanoseconds else {
-            lock.withLock { _primingDropped += 1 }
-            return
-        }
-        let moved = buffer.restamped(pts: pts - primingNanoseconds, dts: pts - primingNanoseconds)
-        let line = lock.withLock { () -> DelayLine? in
-            _packets += 1
-            _bytes += UInt64(buffer.size)
-            return delayLine
-        }
-        if let line { line.push(moved, caps) } else { handToSubscribers(moved, caps) }
-    }
-
-    private func handToSubscribers(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
-        let subs = lock.withLock { Array(subscribers.values) }
-        for s in subs { s(buffer, caps) }
-    }
-
-    public func subscribe(_ owner: AnyObject, _ handler: @escaping Subscriber) {
-        lock.withLock { subscribers[ObjectIdentifier(owner)] = handler }
+    /// Packets of `codec` go to `handler` from now on (AAC when the track has no encoder for it).
+    public func subscribe(_ owner: AnyObject, codec: AudioCodec = .aac, _ handler: @escaping Subscriber) {
+        (encoders[codec] ?? encoders[.aac])?.subscribe(owner, handler)
     }
 
     public func unsubscribe(_ owner: AnyObject) {
-        _ = lock.withLock { subscribers.removeValue(forKey: ObjectIdentifier(owner)) }
+        for e in encoders.values { e.unsubscribe(owner) }
     }
 
-    public var encodedPackets: UInt64 { lock.withLock { _packets } }
-    public var encodedBytes: UInt64 { lock.withLock { _bytes } }
-    /// Sample chunks the encoder had no room for (dropped before encoding).
-    public var dropped: UInt64 { input.dropped }
+    /// The codecs encoded.
+    public var codecs: [AudioCodec] { encoders.keys.sorted { $0.rawValue < $1.rawValue } }
+    /// AAC packets encoded (the codec every track has).
+    public var encodedPackets: UInt64 { encoders[.aac]?.packets ?? 0 }
+    public var encodedBytes: UInt64 { encoders.values.reduce(0) { $0 + $1.bytes } }
+    /// Sample chunks an encoder had no room for (dropped before encoding), all encoders.
+    public var dropped: UInt64 { encoders.values.reduce(0) { $0 + $1.dropped } }
 
-    /// Draws the track up to `time` (the end of the last frame), drains the encoder to the subscribers, stops.
+    /// Draws the track up to `time` (the end of the last frame), drains the encoders to the subscribers, stops.
     @discardableResult
     public func finish(at time: MediaTime, timeout: TimeInterval = 5) -> Bool {
         advance(to: time)
-        input.endOfStream()
-        let ok = pipeline.waitForEOS(timeout: timeout)
-        pipeline.stop(drain: false)
-        sink = nil
-        if let line = lock.withLock({ delayLine }) {
-            line.drain(timeout: timeout + Double(line.delayNanoseconds) / 1e9)
-        }
-        return ok
+        return encoders.values.reduce(true) { $1.finish(timeout: timeout) && $0 }
     }
-
-    deinit { delayLine?.stop() }
 }

@@ -15,6 +15,8 @@ public struct LiveOptions: Sendable {
     /// The audio track (none: the stream is silent), and a known shift of the sound against the picture.
     public var audio = AudioChoice.none
     public var injectAVOffsetMs: Double = 0
+    /// The sound's codec in MKV recordings (every other container carries AAC).
+    public var mkvAudioCodec = AudioCodec.aac
 
     public init(scene: Scene, size: PixelSize? = nil, fps: Int? = nil, outputs: [OutputSpec] = []) {
         self.scene = scene

@@ -29,7 +29,8 @@ public final class LiveSession: @unchecked Sendable {
     let lock = NSLock()
     private var encoderKind = EncoderSettings.Kind.x264
     private var encoderTemplate: PipelineTemplate?
-    private var audioTemplate: PipelineTemplate?
+    /// One encoder pipeline per codec the sound is encoded to (AAC always; Opus for MKV when asked).
+    private var audioTemplates: [AudioCodec: PipelineTemplate] = [:]
     /// The audio track, from `start()` until `stop()` (nil with `--audio none`).
     public private(set) var audio: AudioTrack?
     /// The files `--audio FILE` plays, discovered by `prepare()`, and the template that decodes them.
@@ -85,9 +86,11 @@ public final class LiveSession: @unchecked Sendable {
         dump.append(("encoder", try template.render(options.encoder.values(for: encoderKind, liveSize: options.size,
                                                                                 fixed: nil, fps: options.fps))))
         if !options.audio.isSilent {
-            let t = try PipelineTemplate.load("encode-aac")
-            audioTemplate = t
-            dump.append(("audio", try t.render(["bitrate": "128000"])))
+            for codec in Set([AudioCodec.aac, options.mkvAudioCodec]).sorted(by: { $0.rawValue < $1.rawValue }) {
+                let t = try PipelineTemplate.load(codec.templateName)
+                audioTemplates[codec] = t
+                dump.append(("audio-\(codec)", try t.render(["bitrate": "128000"])))
+            }
         }
         if case .music(let source) = options.audio {
             musicFiles = try Playlist.load(source, warn: { [log] in log("warning: \($0)") })
@@ -138,16 +141,17 @@ public final class LiveSession: @unchecked Sendable {
             out = PipelineOutput(id: "record:\(location)", spec: spec,
                                  template: try PipelineTemplate.load("record-\(format.rawValue)"),
                                  values: ["location": PipelineTemplate.quoted(location)],
-                                 maxQueued: options.fps * 2, audio: !options.audio.isSilent, log: log)
+                                 maxQueued: options.fps * 2, audio: soundCodec(format == .mkv ? options.mkvAudioCodec : .aac),
+                                 log: log)
         case .push(let url, let scheme):
             out = PipelineOutput(id: "push:\(url)", spec: spec, template: try PipelineTemplate.load("push-\(scheme)"),
                                  values: ["location": PipelineTemplate.quoted(url)],
-                                 maxQueued: options.fps / 2, audio: !options.audio.isSilent, log: log)
+                                 maxQueued: options.fps / 2, audio: soundCodec(.aac), log: log)
         case .custom(let path):
             out = PipelineOutput(id: "pipeline:\(URL(fileURLWithPath: path).lastPathComponent)#\(index)", spec: spec,
                                  template: try PipelineTemplate.load(path: path),
                                  values: ["tags": tags, "title": PipelineTemplate.quoted(options.scene.title)],
-                                 maxQueued: options.fps, audio: !options.audio.isSilent, log: log)
+                                 maxQueued: options.fps, audio: soundCodec(.aac), log: log)
         case .rtsp:
             throw OutputSpec.Invalid(description: "internal: rtsp is not a pipeline output")
         }
@@ -157,6 +161,9 @@ public final class LiveSession: @unchecked Sendable {
         out.onEvent = { type, details in events.publish(type, details) }
         return out
     }
+
+    /// The codec an output takes its sound in; nil when the stream is silent.
+    private func soundCodec(_ codec: AudioCodec) -> AudioCodec? { options.audio.isSilent ? nil : codec }
 
     /// An encoder for frames of `liveSize` (what the render size is, or becomes at a resize), letterboxed into
     /// `fixed` when given.
@@ -187,7 +194,7 @@ public final class LiveSession: @unchecked Sendable {
         loop.dropPattern = options.injectDrops
         let rtsp = self.rtsp
         loop.viewers = { rtsp?.viewers ?? 0 }
-        if let audioTemplate {
+        if !audioTemplates.isEmpty {
             if let musicTemplate {
                 let card = MusicCard(session: self, files: musicFiles, log: log)
                 let player = MusicPlayer(files: musicFiles, template: musicTemplate, warn: { [log] in log("warning: \($0)") },
@@ -199,7 +206,7 @@ public final class LiveSession: @unchecked Sendable {
             let track: AudioTrack
             do {
                 track = try AudioTrack(choice: options.audio, offsetMilliseconds: options.injectAVOffsetMs,
-                                       template: audioTemplate, music: music, warn: { [log] in log("warning: \($0)") },
+                                       templates: audioTemplates, music: music, warn: { [log] in log("warning: \($0)") },
                                        onError: { [log] e in log("audio: \(e)") })
             } catch {
                 stopMusic()

@@ -51,6 +51,8 @@ public final class PipelineOutput: @unchecked Sendable {
     public var onEvent: (@Sendable (String, [String: String]) -> Void)?
     /// The stream has an audio track and this output's pipeline carries it (an `[audio]` chain).
     public let carriesAudio: Bool
+    /// The codec of the sound it takes.
+    public let audioCodec: AudioCodec
     private var audioInput: AppSource?
     private var audioCaps: MediaCaps?
     private var audioSource: AudioTrack?
@@ -60,11 +62,14 @@ public final class PipelineOutput: @unchecked Sendable {
     private var _audioDelivered: UInt64 = 0
 
     public init(id: String, spec: OutputSpec, template: PipelineTemplate, values: [String: String],
-                maxQueued: Int, audio: Bool = false, log: @escaping @Sendable (String) -> Void) {
-        carriesAudio = audio && template.hasAudio
+                maxQueued: Int, audio: AudioCodec? = nil, log: @escaping @Sendable (String) -> Void) {
+        carriesAudio = audio != nil && template.hasAudio
+        audioCodec = audio ?? .aac
         self.id = id
         self.spec = spec
         self.template = template
+        var values = values
+        values["audio_parse"] = audioCodec.parser
         self.values = values
         self.maxQueued = maxQueued
         self.log = log
@@ -174,10 +179,10 @@ public final class PipelineOutput: @unchecked Sendable {
     public func hear(_ track: AudioTrack) {
         guard carriesAudio else { return }
         lock.withLock { audioSource = track }
-        track.subscribe(self) { [weak self] b, c in self?.deliverAudio(b, c) }
+        track.subscribe(self, codec: audioCodec) { [weak self] b, c in self?.deliverAudio(b, c) }
     }
 
-    /// AAC packets handed to the pipeline.
+    /// Sound packets handed to the pipeline.
     public var audioDelivered: UInt64 { lock.withLock { _audioDelivered } }
 
     /// Called on the audio encoder's streaming thread with each packet. Packets wait for the first frame (the
