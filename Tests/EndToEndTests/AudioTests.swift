@@ -145,6 +145,28 @@ extension EndToEnd {
             }
         }
 
+        /// A resize re-lays the picture and leaves the sound alone: the ticks of a recording across two resizes
+        /// are still on every second, none missing or doubled.
+        @Test func aResizeDoesNotTouchTheSound() throws {
+            let dir = try TempDir()
+            let file = dir.file("resized.ts")
+            let (p, _) = try startLive([try timecodeScene(dir), "--audio", "ticks", "--record", file], rtsp: false)
+            #expect(p.waitForFrames("record:\(file)", atLeast: 45), "\(p.allOutput)")
+            p.send("resize 320x180")
+            #expect(p.waitForLine { $0.contains("resized to 320x180") } != nil, "\(p.allOutput)")
+            #expect(p.waitForFrames("record:\(file)", atLeast: 100), "\(p.allOutput)")
+            p.send("resize 640x360")
+            #expect(p.waitForLines(count: 2) { $0.contains("resized to") }, "\(p.allOutput)")
+            #expect(p.waitForFrames("record:\(file)", atLeast: 170), "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            let onsets = try tickOnsets(file)
+            #expect(onsets.count >= 5, "\(onsets)")
+            for (i, o) in onsets.enumerated() { #expect(abs(o - Double(i + 1) * 1000) < 0.5, "\(onsets)") }
+            let (av, _, out) = try probeAV([file])
+            try expectAVOffset(try #require(av, "\(out)"), 0, "across resizes", atLeast: 5)
+        }
+
         @Test func badSoundOptionsAreRefusedWithWhatToDo() throws {
             let cases: [([String], String)] = [
                 (["--audio", "banjo"], "no such file 'banjo'; --audio takes none, ticks, tone"),
