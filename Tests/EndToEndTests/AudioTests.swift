@@ -145,6 +145,43 @@ extension EndToEnd {
             }
         }
 
+        /// What the most common clients get: ffmpeg over UDP straight from the server and over TCP through a relay
+        /// 100 ms away, while a viewer that set up only the sound never reads and another takes only the picture,
+        /// both copy sound and picture 40 ms apart, as sent. (A viewer of one stream of two used to leave the other
+        /// payloader unlinked, which stopped the shared media: every later DESCRIBE got 503, as it does from plain
+        /// gst-rtsp-server.)
+        @Test func ffmpegHearsTheSoundInSyncDirectlyAndThroughARelayBesideAStalledViewer() throws {
+            let dir = try TempDir()
+            let (p, url) = try startLive([try timecodeScene(dir), "--audio", "ticks", "--inject-av-offset-ms", "40"])
+            let u = try #require(url, "\(p.allOutput)")
+            let port = try #require(URL(string: u)?.port)
+            let stalled = try LiveProcess("/usr/bin/python3", [fixture("rtsp_abuse.py"), "stall", u])
+            #expect(stalled.waitForLine { $0 == "stalled" } != nil, "\(stalled.allOutput)")
+            let pictureOnly = try LiveProcess("/usr/bin/env", ["ffmpeg", "-v", "error", "-rtsp_transport", "tcp",
+                                                               "-allowed_media_types", "video", "-i", u, "-t", "14",
+                                                               "-f", "null", "-"])
+            let relay = try LiveProcess("/usr/bin/python3", [fixture("tcp_relay.py"), "--target", "127.0.0.1:\(port)",
+                                                             "--port", "0", "--delay-ms", "100"])
+            let relayPort = try #require(relay.waitForLine { $0.hasPrefix("listening ") }?.split(separator: " ").last)
+            let routes = [("udp", u, dir.file("direct.ts")), ("tcp", "rtsp://127.0.0.1:\(relayPort)/pip", dir.file("relayed.ts"))]
+            let clients = try routes.map { transport, source, file in
+                try LiveProcess("/usr/bin/env", ["ffmpeg", "-v", "error", "-rtsp_transport", transport, "-i", source,
+                                                 "-t", "12", "-c", "copy", "-y", file])
+            }
+            for (c, route) in zip(clients, routes) {
+                #expect(c.waitForExit(timeout: 60) == 0, "\(route.0): \(c.allOutput)")
+                let (av, _, out) = try probeAV([route.2])
+                try expectAVOffset(try #require(av, "\(route.0): \(out)"), 40, "ffmpeg \(route.0) \(route.1)", atLeast: 5)
+            }
+            #expect(pictureOnly.waitForExit(timeout: 60) == 0, "picture only: \(pictureOnly.allOutput)")
+            stalled.signal(SIGKILL)
+            relay.signal(SIGKILL)
+            _ = stalled.waitForExit()
+            _ = relay.waitForExit()
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         /// A resize re-lays the picture and leaves the sound alone: the ticks of a recording across two resizes
         /// are still on every second, none missing or doubled.
         @Test func aResizeDoesNotTouchTheSound() throws {
