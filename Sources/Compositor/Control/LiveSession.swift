@@ -39,6 +39,8 @@ public final class LiveSession: @unchecked Sendable {
     /// The music of `--audio FILE`, from `start()` until `stop()`; the card follows it.
     public private(set) var music: MusicPlayer?
     var musicCard: MusicCard?
+    /// The inputs of the scene's video layers, from `start()` until `stop()`.
+    public private(set) var videoInputs: [VideoInput] = []
     /// The outputs named on the command line, prepared, until `start()` puts them in the topology.
     private var prepared: [PipelineOutput] = []
     public private(set) var rtsp: RTSPOutput?
@@ -246,6 +248,7 @@ public final class LiveSession: @unchecked Sendable {
             lock.withLock { ran = prepared }
             running.value = RunningGraph(topology: topology, live: live, outputs: outputs)
         }
+        startVideoInputs()
         // Draw one frame before the clock starts: fonts, glyph caches and artwork are loaded now, not on the
         // first live frame, which would otherwise be late.
         _ = try? renderer.snapshot(at: FrameTime(frame: 0, media: 0, wall: Date()))
@@ -292,6 +295,7 @@ public final class LiveSession: @unchecked Sendable {
             ok = audio.finish(at: end) && ok
         }
         stopMusic()
+        for input in videoInputs { input.stop() }
         for e in encoders { ok = e.finish() && ok }
         let outs = lock.withLock {
             finalEncoded = graph.live.encodedFrames
@@ -382,6 +386,26 @@ public final class LiveSession: @unchecked Sendable {
         status.musicGapFrames = music?.gapFrames ?? 0
         status.musicFiles = music?.files.count ?? 0
         return status
+    }
+
+    /// One input per video layer, each failing and retrying alone; their events go to the event stream.
+    private func startVideoInputs() {
+        let layers = renderer.scene.widgets.compactMap { renderer.widget(id: $0.id) as? VideoWidget }
+        guard !layers.isEmpty else { return }
+        let template: PipelineTemplate
+        do { template = try PipelineTemplate.load("video-input") } catch {
+            log("warning: video layers show no signal: \(error)")
+            return
+        }
+        let events = self.events, log = self.log
+        videoInputs = layers.map { w in
+            VideoInput(id: w.id, source: w.config.source, loops: w.config.loop, slot: w.slot, template: template) { type, details in
+                events.publish(type, details)
+                if type == "inputLost" { log("video '\(details["id"] ?? "")': lost (\(details["reason"] ?? "")); retrying in \(details["retryInSeconds"] ?? "?") s") }
+                if type == "inputBack" { log("video '\(details["id"] ?? "")': back") }
+            }
+        }
+        for input in videoInputs { input.start() }
     }
 
     private func stopMusic() {

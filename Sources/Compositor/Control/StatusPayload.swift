@@ -37,6 +37,21 @@ public struct StatusPayload: Codable, Sendable {
         public var lateSilenceMs: Double
     }
     public var music: Music?
+    /// Each video layer's input: its state, frames received, frames shown new, repeated and never shown, the
+    /// delay from arrival to painting (ms), restarts and the last error.
+    public struct Input: Codable, Sendable {
+        public var id: String
+        public var source: String
+        public var state: String
+        public var received: UInt64
+        public var shown: UInt64
+        public var repeated: UInt64
+        public var skipped: UInt64
+        public var delayMs: Double?
+        public var restarts: Int
+        public var lastError: String?
+    }
+    public var inputs: [Input]
 
     public init(_ s: LiveSession.Status, session: LiveSession) {
         state = session.playback.isPaused ? "paused" : "playing"
@@ -56,6 +71,12 @@ public struct StatusPayload: Codable, Sendable {
         audioPackets = s.audio?.packets ?? 0
         music = s.music.map { Music(index: $0.index, files: s.musicFiles, file: $0.file.name, title: $0.file.displayTitle,
                                     position: $0.position, lateSilenceMs: Double(s.musicGapFrames) / Double(AudioTrack.rate) * 1000) }
+        inputs = session.videoInputs.map { i in
+            let c = i.slot.counts
+            return Input(id: i.id, source: i.source.description, state: i.state.rawValue, received: i.received,
+                         shown: c.shown, repeated: c.repeated, skipped: c.skipped, delayMs: c.delayMs,
+                         restarts: i.restarts, lastError: i.lastError)
+        }
         outputs = s.outputs.map { Output(id: $0.id, state: $0.state, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes) }
     }
 }

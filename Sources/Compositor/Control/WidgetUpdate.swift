@@ -12,6 +12,7 @@ public enum WidgetUpdate {
         "clock": ["timezone"],
         "text": ["text"],
         "timecode": [],
+        "video": [],
     ]
 
     static func typeName(_ kind: Scene.WidgetSpec.Kind) -> String {
@@ -22,6 +23,7 @@ public enum WidgetUpdate {
         case .image: "image"
         case .text: "text"
         case .timecode: "timecode"
+        case .video: "video"
         }
     }
 
@@ -114,6 +116,8 @@ public enum WidgetUpdate {
             return { renderer, _ in (renderer.widget(id: id) as? TextWidget)?.setText(text) }
         case .timecode:
             throw .bad("a timecode widget has no properties to change")
+        case .video:
+            throw .bad("a video layer's properties cannot be changed at run time yet")
         }
     }
 }

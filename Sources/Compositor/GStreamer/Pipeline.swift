@@ -90,6 +90,26 @@ public final class Pipeline: @unchecked Sendable {
         return true
     }
 
+    /// Sets a property of the element named `name` from its string form, as gst-launch would (a capsfilter's
+    /// caps at run time); false when there is no such element.
+    @discardableResult
+    public func set(_ property: String, _ value: String, onElementNamed name: String) -> Bool {
+        guard let e = element(named: name) else { return false }
+        defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
+        gst_util_set_object_arg(cgst_gobject(UnsafeMutableRawPointer(e)), property, value)
+        return true
+    }
+
+    /// Calls `handler` with the element a `uridecodebin` named `name` makes for its URI (`source-setup`), before
+    /// it starts: where a source's own properties are set (rtspsrc's latency).
+    public func onSourceSetup(ofElementNamed name: String, _ handler: @escaping (UnsafeMutableRawPointer) -> Void) {
+        guard let e = element(named: name) else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
+        Signals.connect(UnsafeMutableRawPointer(e), "source-setup") { _, source in
+            if let source { handler(source) }
+        }
+    }
+
     /// Gives the element named `name`, when it takes tags (a muxer), `title` as a global tag: MP4 udta, Matroska
     /// segment tags, where players show it.
     public func setTitle(_ title: String, onElementNamed name: String) {

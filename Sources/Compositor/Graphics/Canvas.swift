@@ -149,6 +149,28 @@ public final class Canvas {
         }
     }
 
+    /// Paints 32-bit BGRx pixels (a decoded video frame, not copied) scaled into `dest`, inside a rounded `clip`,
+    /// at `opacity`; nothing when the rows are not in Cairo's stride for that width.
+    public func paint(bgrx pixels: UnsafeRawBufferPointer, size: PixelSize, stride: Int, in dest: Rect, clip clipRect: Rect,
+                      radius: Double, opacity: Double) {
+        guard let base = pixels.baseAddress, size.width > 0, size.height > 0, !dest.isEmpty,
+              stride == Int(cairo_format_stride_for_width(CAIRO_FORMAT_RGB24, Int32(size.width))),
+              pixels.count >= stride * size.height else { return }
+        guard let image = cairo_image_surface_create_for_data(
+            UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self)), CAIRO_FORMAT_RGB24,
+            Int32(size.width), Int32(size.height), Int32(stride)) else { return }
+        defer { cairo_surface_destroy(image) }
+        withState {
+            roundedRectPath(clipRect, radius: radius)
+            cairo_clip(pointer)
+            cairo_translate(pointer, dest.x, dest.y)
+            cairo_scale(pointer, dest.width / Double(size.width), dest.height / Double(size.height))
+            cairo_set_source_surface(pointer, image, 0, 0)
+            cairo_pattern_set_filter(cairo_get_source(pointer), CAIRO_FILTER_GOOD)
+            if opacity >= 1 { cairo_paint(pointer) } else { cairo_paint_with_alpha(pointer, opacity) }
+        }
+    }
+
     /// Draws another surface scaled into `dest`, clipped to `clip`.
     public func draw(_ image: ImageSurface, in dest: Rect, clip clipRect: Rect) {
         guard image.width > 0, image.height > 0, !dest.isEmpty else { return }

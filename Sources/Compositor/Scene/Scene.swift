@@ -22,6 +22,7 @@ public struct Scene: Sendable {
             case image(ImageWidget.Config)
             case text(TextWidget.Config)
             case timecode
+            case video(VideoWidget.Config)
         }
 
         public var id: String
@@ -62,5 +63,5 @@ public struct Scene: Sendable {
     }
 
     /// The widget type names a scene may use.
-    public static let widgetTypes = ["clock", "ticker", "nowplaying", "image", "text", "timecode"]
+    public static let widgetTypes = ["clock", "ticker", "nowplaying", "image", "text", "timecode", "video"]
 }

@@ -18,6 +18,7 @@ public enum SceneLoader {
         "image": ["source", "fit"],
         "text": ["text", "align", "lines"],
         "timecode": [],
+        "video": ["source", "fit", "loop", "opacity"],
     ]
 
     /// Reads and parses a scene file.
@@ -214,6 +215,20 @@ public enum SceneLoader {
             c.source = resolve(try s.string())
             if let f = m["fit"] { c.fit = try f.oneOf(fitChoices) }
             kind = .image(c)
+        case "video":
+            var c = VideoWidget.Config()
+            guard let s = m["source"] else {
+                throw w.error("a video widget needs 'source': a file, a URI (rtsp://, srt://, http://, file://…) or test:PATTERN")
+            }
+            let raw = try s.string()
+            let text = raw.contains("://") || raw == "test" || raw.hasPrefix("test:") ? raw : resolve(raw)
+            do { c.source = try VideoSource.parse(text) } catch { throw s.error(error.description) }
+            if let f = m["fit"], try f.string() != "fit" {
+                throw f.error("a video layer is letterboxed ('fit'); 'fill' and 'center' are not supported yet")
+            }
+            if let l = m["loop"] { c.loop = try l.bool() }
+            if let o = m["opacity"] { c.opacity = try o.double(in: 0...1, unit: "") }
+            kind = .video(c)
         case "text":
             var c = TextWidget.Config()
             if let v = m["text"] { c.text = try v.string() }
@@ -291,6 +306,7 @@ public enum SceneLoader {
 
     static func defaultStyle(_ type: String) -> Style {
         var s = Style()
+        if type == "video" { s.padding = 0 }
         if type == "timecode" {
             s.padding = 0
             s.font.family = "DejaVu Sans Mono, monospace"
