@@ -6,7 +6,7 @@ import Foundation
 ///
 /// An input fails alone: when it cannot open, errors, or a live stream ends, the layer shows its placeholder over
 /// the last frame (`inputLost`) and the input is tried again after 1, 2, 4, then every 8 seconds, until a frame
-/// comes (`inputBack`). A file loops at its end when the layer says `loop: true`, else it stays on its last frame.
+/// comes (`inputBack`; the very first frame is `inputStarted`). A file loops at its end when the layer says `loop: true`, else it stays on its last frame.
 /// The frame size follows the layer's size; a source that changes its own size stays letterboxed in it.
 ///
 /// `@unchecked Sendable`: the pipeline and state are owned by `queue`; counters are behind `lock`.
@@ -120,6 +120,7 @@ public final class VideoInput: @unchecked Sendable {
         let restarts = lock.withLock { _restarts }
         retryDelay = 1
         if restarts > 0 { onEvent("inputBack", ["id": id, "source": source.description, "restarts": String(restarts)]) }
+        else { onEvent("inputStarted", ["id": id, "source": source.description]) }
     }
 
     /// On `queue`: the pipeline ended or failed.

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// RGB of the pixel at (x, y) of frame `index`-th second `at` of a recording, decoded by ffmpeg.
+func pixel(_ file: String, at seconds: Double, x: Int, y: Int, dir: TempDir) throws -> (r: Int, g: Int, b: Int, size: PixelSizeText) {
+    let png = dir.file("at-\(seconds)-\(UUID().uuidString).png")
+    let r = try tool(["ffmpeg", "-v", "error", "-y", "-ss", String(seconds), "-i", file, "-frames:v", "1", png])
+    #expect(r.status == 0, "\(r.err)")
+    let size = try tool(["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0:s=x", png])
+        .out.trimmingCharacters(in: .whitespacesAndNewlines)
+    let rgb = try rgbPixels(png)
+    let width = Int(size.split(separator: "x").first ?? "0") ?? 0
+    let i = (y * width + x) * 3
+    guard i + 2 < rgb.count else { return (-1, -1, -1, size) }
+    return (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]), size)
+}
+typealias PixelSizeText = String
+
+extension EndToEnd {
+    @Suite(.serialized) struct VideoLayerTests {
+        /// A file layer under a text widget: the recording shows the file's pixels in the layer's rectangle and the
+        /// text above it; after a resize the layer is re-laid and still shows them.
+        @Test func aFileLayerShowsItsPixelsUnderTheWidgetsAndFollowsAResize() throws {
+            let dir = try TempDir()
+            let clip = dir.file("magenta.mp4")
+            let made = try tool(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0xff00ff:s=320x180:r=30",
+                                 "-f", "lavfi", "-i", "sine=f=300", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                                 "-c:a", "aac", clip])
+            #expect(made.status == 0, "\(made.err)")
+            let scene = try dir.write("layer.yaml", """
+            size: 640x360
+            fps: 30
+            background: "#203040"
+            widgets:
+              - {id: title, type: text, text: "OVER THE LAYER", style: {color: "#ffffff"}, place: {edge: top, size: 0.2}}
+              - {id: cam, type: video, source: magenta.mp4, loop: true, place: fill}
+            """)
+            let out = dir.file("layer.ts")
+            let (p, _) = try startLive([scene, "--record", out], rtsp: false)
+            let c = try #require(controlURL(p))
+            let events = try LiveProcess(binary, ["ctl", "--control", c, "events"])
+            #expect(events.waitForLine { $0.contains("listening for events") } != nil)
+            #expect(p.waitForFrames("record:\(out)", atLeast: 90), "\(p.allOutput)")
+            p.send("resize 480x270")
+            #expect(p.waitForLine { $0.contains("resized to 480x270") } != nil, "\(p.allOutput)")
+            // Past the clip's end (2 s): it loops.
+            #expect(p.waitForFrames("record:\(out)", atLeast: 180), "\(p.allOutput)")
+            let (_, body) = http("GET", c + "/v1/status")
+            let inputs = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["inputs"] as? [[String: Any]]
+            let cam = try #require(inputs?.first, "\(String(decoding: body, as: UTF8.self))")
+            #expect(cam["state"] as? String == "playing" && (cam["shown"] as? Int ?? 0) > 60 && cam["restarts"] as? Int == 0,
+                    "\(cam)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            #expect(!events.allOutput.contains("inputLost"), "\(events.allOutput)")
+
+            // Before the resize: the layer's middle is the clip's magenta; the band above holds white text.
+            let before = try pixel(out, at: 1.5, x: 320, y: 220, dir: dir)
+            #expect(before.size == "640x360" && before.r > 200 && before.g < 60 && before.b > 200, "\(before)")
+            let png = dir.file("top.png")
+            _ = try tool(["ffmpeg", "-v", "error", "-y", "-ss", "1.5", "-i", out, "-frames:v", "1", "-vf", "crop=640:60:0:0", png])
+            let band = try rgbPixels(png)
+            let white = stride(from: 0, to: band.count - 2, by: 3).filter { band[$0] > 200 && band[$0 + 1] > 200 && band[$0 + 2] > 200 }.count
+            #expect(white > 300, "white text pixels in the top band: \(white)")
+            // After the resize, at 480x270, past the clip's first end: still magenta in the layer's middle.
+            let after = try pixel(out, at: 5.5, x: 240, y: 165, dir: dir)
+            #expect(after.size == "480x270" && after.r > 200 && after.g < 60 && after.b > 200, "\(after)")
+        }
+
+        /// An RTSP layer taken from a second pipcompose: killed, the layer says so and the stream goes on; started
+        /// again on the same port, the picture comes back; the recording lost no frame.
+        @Test func anRTSPLayerIsLostAndComesBackWhileTheOutputsGoOn() throws {
+            let dir = try TempDir()
+            let port = freePort()
+            let sourceArgs = ["run", "--size", "320x180", "--no-control", "--rtsp", "127.0.0.1:\(port)/pip"]
+            var source = try LiveProcess(binary, sourceArgs)
+            #expect(source.waitForLine { $0.hasPrefix("serving ") } != nil, "\(source.allOutput)")
+            let scene = try dir.write("relay.yaml", """
+            size: 640x360
+            widgets:
+              - {id: remote, type: video, source: "rtsp://127.0.0.1:\(port)/pip", place: fill}
+            """)
+            let out = dir.file("relayed.ts")
+            let (p, _) = try startLive([scene, "--record", out], rtsp: false)
+            let c = try #require(controlURL(p))
+            let events = try LiveProcess(binary, ["ctl", "--control", c, "events"])
+            #expect(events.waitForLine(timeout: 30) { $0.contains("inputStarted") && $0.contains("remote") } != nil,
+                    "\(events.allOutput)\n\(p.allOutput)")
+            source.signal(SIGKILL)
+            _ = source.waitForExit()
+            #expect(events.waitForLine(timeout: 30) { $0.contains("inputLost") && $0.contains("remote") } != nil,
+                    "\(events.allOutput)")
+            source = try LiveProcess(binary, sourceArgs)
+            #expect(source.waitForLine { $0.hasPrefix("serving ") } != nil, "\(source.allOutput)")
+            #expect(events.waitForLine(timeout: 40) { $0.contains("inputBack") && $0.contains("remote") } != nil,
+                    "\(events.allOutput)\n\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            source.signal(SIGINT)
+            _ = source.waitForExit()
+            let sent = try #require(summaryFrames(p, "record:\(out)"), "\(p.allOutput)")
+            #expect(try decodedFrames(out) == sent)
+            #expect(p.stdout.contains { $0.contains("dropped 0 (") }, "\(p.allOutput)")
+        }
+
+        /// Bad sources are refused with the scene's line and column; an unreachable one fails alone at run time.
+        @Test func badSourcesAreRefusedWhereTheSceneSaysThemAndAnUnreachableOneFailsAlone() throws {
+            let dir = try TempDir()
+            let cases: [(String, String)] = [
+                ("ftp://example.com/a.mp4", "unknown scheme 'ftp://'"),
+                ("missing.mp4", "no such file"),
+                ("test:plaid", "unknown test pattern 'plaid'"),
+            ]
+            for (source, message) in cases {
+                let scene = try dir.write("bad.yaml", "size: 320x180\nwidgets:\n  - {type: video, source: \"\(source)\"}\n")
+                let r = try tool([binary, "run", scene, "--duration", "1", "--no-control"])
+                #expect(r.status != 0 && r.err.contains("bad.yaml:3:") && r.err.contains(message), "\(source): \(r.err)")
+            }
+            let fill = try dir.write("fill.yaml", "size: 320x180\nwidgets:\n  - {type: video, source: test, fit: fill}\n")
+            let f = try tool([binary, "run", fill, "--duration", "1", "--no-control"])
+            #expect(f.status != 0 && f.err.contains("fill.yaml:3:") && f.err.contains("not supported yet"), "\(f.err)")
+
+            let nobody = try dir.write("nobody.yaml", "size: 320x180\nwidgets:\n  - {type: video, source: \"rtsp://127.0.0.1:\(freePort())/none\"}\n")
+            let out = dir.file("alone.ts")
+            let r = try LiveProcess(binary, ["run", nobody, "--size", "320x180", "--duration", "4", "--no-control", "--record", out])
+            #expect(r.waitForExit(timeout: 60) == 0, "\(r.allOutput)")
+            #expect(r.allOutput.contains("lost"), "\(r.allOutput)")
+            #expect((try decodedFrames(out) ?? 0) == 120, "\(r.allOutput)")
+        }
+    }
+}
