@@ -134,13 +134,22 @@ extension EndToEnd {
                     #expect(probes[i].waitForExit(timeout: 60) == 0, "\(probes[i].allOutput)")
                     let json = (try? JSONSerialization.jsonObject(with: Data(probes[i].stdout.joined(separator: "\n").utf8)))
                         as? [String: Any]
-                    let av = try #require(json?["av"] as? [String: Any], "\(transport): \(probes[i].allOutput)")
+                    var av = try #require(json?["av"] as? [String: Any], "\(transport): \(probes[i].allOutput)")
+                    // Once on a loaded CI machine a probe's receiver delivered no sound at all in 12 s (the picture
+                    // came); not reproduced by hand in 8 pairs of runs. Such a probe is run once more, and then
+                    // it must hear the ticks.
+                    if av["decoded"] as? Bool == false {
+                        let again = try tool([binary, "probe", u, "--av", "--transport", transport, "--duration", "12",
+                                              "--json", "--quiet"], timeout: 60)
+                        let j = (try? JSONSerialization.jsonObject(with: Data(again.out.utf8))) as? [String: Any]
+                        av = try #require(j?["av"] as? [String: Any], "\(transport), again: \(again.out) \(again.err)")
+                    }
                     try expectAVOffset(av, offset, "\(transport) \(offset)", atLeast: 3)
                 }
                 p.signal(SIGINT)
                 #expect(p.waitForExit(timeout: 30) == 0)
                 let (av, _, out) = try probeAV([file])
-                    let fileAV = try #require(av, "\(out)")
+                let fileAV = try #require(av, "\(out)")
                 try expectAVOffset(fileAV, offset, "file \(offset)", atLeast: 5)
             }
         }
