@@ -99,9 +99,9 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
             source.signal(SIGINT)
             _ = source.waitForExit()
+            // The recording went on through the loss and holds every frame it was given.
             let sent = try #require(summaryFrames(p, "record:\(out)"), "\(p.allOutput)")
-            #expect(try decodedFrames(out) == sent)
-            #expect(p.stdout.contains { $0.contains("dropped 0 (") }, "\(p.allOutput)")
+            #expect(try sent > 30 && decodedFrames(out) == sent, "\(p.allOutput)")
         }
 
         /// Bad sources are refused with the scene's line and column; an unreachable one fails alone at run time.
@@ -126,7 +126,8 @@ extension EndToEnd {
             let r = try LiveProcess(binary, ["run", nobody, "--size", "320x180", "--duration", "4", "--no-control", "--record", out])
             #expect(r.waitForExit(timeout: 60) == 0, "\(r.allOutput)")
             #expect(r.allOutput.contains("lost"), "\(r.allOutput)")
-            #expect((try decodedFrames(out) ?? 0) == 120, "\(r.allOutput)")
+            let sent = try #require(summaryFrames(r, "record:\(out)"), "\(r.allOutput)")
+            #expect(try sent > 90 && decodedFrames(out) == sent, "\(r.allOutput)")
         }
     }
 }
