@@ -68,6 +68,52 @@ extension EndToEnd {
             #expect(after.size == "480x270" && after.r > 200 && after.g < 60 && after.b > 200, "\(after)")
         }
 
+        /// A 4:3 file filling the whole 16:9 picture behind the widgets (cropped, no bars), a small clip at its own
+        /// size in an inset over it, and a text band over the background: each where the scene says, in z order.
+        @Test func aBackgroundLayerFillsThePictureAndAnInsetFloatsOverIt() throws {
+            let dir = try TempDir()
+            let halves = dir.file("halves.mp4"), small = dir.file("small.mp4")
+            for (out, graph) in [(halves, "color=c=red:s=160x240:r=30[a];color=c=blue:s=160x240:r=30[b];[a][b]hstack"),
+                                 (small, "color=c=0x00ff00:s=64x64:r=30")] {
+                let made = try tool(["ffmpeg", "-v", "error", "-y", "-filter_complex", graph, "-t", "2", "-c:v", "libx264",
+                                     "-pix_fmt", "yuv420p", out])
+                #expect(made.status == 0, "\(made.err)")
+            }
+            let scene = try dir.write("layers.yaml", """
+            size: 640x360
+            fps: 30
+            widgets:
+              - {id: bg, type: video, source: halves.mp4, fit: fill, place: background}
+              - {id: caption, type: text, text: "CAPTION", style: {color: "#ffffff"}, place: {edge: bottom, size: 0.2}}
+              - {id: pip, type: video, source: small.mp4, fit: center, place: {inset: top-right, width: 0.3, margin: 0.02}}
+            """)
+            let out = dir.file("layers.ts")
+            let (p, _) = try startLive([scene, "--record", out], rtsp: false)
+            #expect(p.waitForFrames("record:\(out)", atLeast: 60), "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            func rgb(_ x: Int, _ y: Int) throws -> (r: Int, g: Int, b: Int) {
+                let v = try pixel(out, at: 1.5, x: x, y: y, dir: dir)
+                return (v.r, v.g, v.b)
+            }
+            // Filled: red to the left edge, blue to the right edge, and no bar at the top (a fit would pillarbox).
+            for (x, y, red) in [(6, 180, true), (6, 6, true), (300, 120, true), (634, 180, false), (634, 340, false)] {
+                let c = try rgb(x, y)
+                #expect(red ? (c.r > 200 && c.b < 60) : (c.b > 200 && c.r < 60), "(\(x), \(y)): \(c)")
+            }
+            // The inset: 192x108 at (434, 14); the 64x64 clip in its middle at its own size, the background around it.
+            let mid = try rgb(530, 68), edge = try rgb(440, 20)
+            #expect(mid.g > 200 && mid.r < 60 && mid.b < 60, "inset middle: \(mid)")
+            #expect(edge.b > 200 && edge.g < 60, "inset edge, outside the clip: \(edge)")
+            // The caption band: white text over the background video.
+            let png = dir.file("band.png")
+            _ = try tool(["ffmpeg", "-v", "error", "-y", "-ss", "1.5", "-i", out, "-frames:v", "1", "-vf", "crop=640:60:0:295", png])
+            let band = try rgbPixels(png)
+            let white = stride(from: 0, to: band.count - 2, by: 3).filter { band[$0] > 200 && band[$0 + 1] > 200 && band[$0 + 2] > 200 }.count
+            let red = stride(from: 0, to: band.count - 2, by: 3).filter { band[$0] > 200 && band[$0 + 1] < 60 && band[$0 + 2] < 60 }.count
+            #expect(white > 300 && red > 5000, "white text pixels \(white), red video pixels \(red) in the caption band")
+        }
+
         /// An RTSP layer taken from a second pipcompose: killed, the layer says so and the stream goes on; started
         /// again on the same port, the picture comes back; the recording lost no frame.
         @Test func anRTSPLayerIsLostAndComesBackWhileTheOutputsGoOn() throws {
@@ -117,9 +163,9 @@ extension EndToEnd {
                 let r = try tool([binary, "run", scene, "--duration", "1", "--no-control"])
                 #expect(r.status != 0 && r.err.contains("bad.yaml:3:") && r.err.contains(message), "\(source): \(r.err)")
             }
-            let fill = try dir.write("fill.yaml", "size: 320x180\nwidgets:\n  - {type: video, source: test, fit: fill}\n")
-            let f = try tool([binary, "run", fill, "--duration", "1", "--no-control"])
-            #expect(f.status != 0 && f.err.contains("fill.yaml:3:") && f.err.contains("not supported yet"), "\(f.err)")
+            let stretch = try dir.write("stretch.yaml", "size: 320x180\nwidgets:\n  - {type: video, source: test, fit: stretch}\n")
+            let f = try tool([binary, "run", stretch, "--duration", "1", "--no-control"])
+            #expect(f.status != 0 && f.err.contains("stretch.yaml:3:") && f.err.contains("center, fill, fit"), "\(f.err)")
 
             let nobody = try dir.write("nobody.yaml", "size: 320x180\nwidgets:\n  - {type: video, source: \"rtsp://127.0.0.1:\(freePort())/none\"}\n")
             let out = dir.file("alone.ts")

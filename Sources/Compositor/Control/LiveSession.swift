@@ -399,7 +399,7 @@ public final class LiveSession: @unchecked Sendable {
         }
         let events = self.events, log = self.log
         videoInputs = layers.map { w in
-            VideoInput(id: w.id, source: w.config.source, loops: w.config.loop, slot: w.slot, template: template) { type, details in
+            VideoInput(id: w.id, source: w.config.source, loops: w.config.loop, fit: w.config.fit, slot: w.slot, template: template) { type, details in
                 events.publish(type, details)
                 if type == "inputLost" { log("video '\(details["id"] ?? "")': lost (\(details["reason"] ?? "")); retrying in \(details["retryInSeconds"] ?? "?") s") }
                 if type == "inputBack" { log("video '\(details["id"] ?? "")': back") }

@@ -1,4 +1,5 @@
-/// Solves placements for one render size: a box per visible widget, none overlapping, all inside the picture.
+/// Solves placements for one render size: a box per visible widget, all inside the picture. Docked boxes never
+/// overlap; floating ones (a background, an inset) lie over or under them, drawn in the widgets' z order.
 public enum DockLayout {
     public struct Item: Sendable {
         public var id: String
@@ -71,13 +72,28 @@ public enum DockLayout {
             return area.width >= 0 && area.height >= 0
         }
 
+        let docked = items.filter { $0.placement.float == nil }
         // Bleeding bands first, on the picture's own edges.
-        for item in items where item.placement.bleed {
+        for item in docked where item.placement.bleed {
             if !takeBand(item, from: &outer, gapAfter: 0) { return nil }
         }
         var area = outer.inset(pad)
-        let fills = items.filter { !$0.placement.bleed && $0.placement.resolved(portrait: portrait).edge == .fill }
-        for item in items where !item.placement.bleed && item.placement.resolved(portrait: portrait).edge != .fill {
+        // Floating widgets take nothing from the others: the background is the whole picture, an inset sits in the
+        // padded area inside the bleeding bands.
+        for item in items {
+            switch item.placement.float {
+            case .background:
+                boxes[item.id] = size.rect
+            case .inset(let inset):
+                let r = (portrait ? item.placement.portraitInset ?? inset : inset).box(in: area, size: size)
+                if min(r.width, r.height) < item.placement.minPixels { return nil }
+                boxes[item.id] = r
+            case nil:
+                continue
+            }
+        }
+        let fills = docked.filter { !$0.placement.bleed && $0.placement.resolved(portrait: portrait).edge == .fill }
+        for item in docked where !item.placement.bleed && item.placement.resolved(portrait: portrait).edge != .fill {
             if !takeBand(item, from: &area, gapAfter: fills.isEmpty ? 0 : gap) { return nil }
         }
         // Fills share what is left along its longer side.

@@ -1,4 +1,5 @@
-/// Where a widget goes, relative to the render size: docked to an edge as a band, or filling what is left.
+/// Where a widget goes, relative to the render size: docked to an edge as a band, filling what is left, or
+/// floating: the whole picture behind the docked widgets (`background`), or an inset over them.
 ///
 /// Bands are taken from the remaining area in scene order (like a dock panel), so boxes never overlap and
 /// never leave the picture. A band's thickness is a fraction of the picture's height (top/bottom) or width
@@ -23,6 +24,10 @@ public struct Placement: Equatable, Sendable {
     public var priority: Int
     /// Takes the whole edge of the picture, outside the scene padding (the timecode strip).
     public var bleed: Bool
+    /// Set for a widget that does not dock: it takes no room from the others and is drawn in its `z` order.
+    public var float: Float?
+    /// An inset's own place in portrait pictures (the landscape one otherwise).
+    public var portraitInset: Inset?
 
     public init(edge: Edge, size: Double = 0.15, minPixels: Double = 12, maxPixels: Double? = nil,
                 portraitEdge: Edge? = nil, portraitSize: Double? = nil, priority: Int = 0, bleed: Bool = false) {
@@ -38,6 +43,60 @@ public struct Placement: Equatable, Sendable {
 
     func resolved(portrait: Bool) -> (edge: Edge, size: Double) {
         portrait ? (portraitEdge ?? edge, portraitSize ?? size) : (edge, size)
+    }
+
+    /// A widget drawn over or under the docked ones instead of taking a band.
+    public enum Float: Equatable, Sendable {
+        /// The whole picture, edge to edge (a video or image behind everything).
+        case background
+        case inset(Inset)
+    }
+
+    /// A box floating over the picture: anchored to a corner, an edge's middle or the centre of the area inside
+    /// the scene padding (and inside bleeding bands such as the timecode strip), `margin` away from it.
+    public struct Inset: Equatable, Sendable {
+        public enum Anchor: String, Sendable, CaseIterable {
+            case topLeft = "top-left", top, topRight = "top-right", left, center, right
+            case bottomLeft = "bottom-left", bottom, bottomRight = "bottom-right"
+        }
+
+        public var anchor: Anchor
+        /// Fraction of the picture's width (of its height, for a portrait picture's own inset).
+        public var width: Double
+        /// Width over height; the box shrinks, keeping it, when the area is not tall enough.
+        public var aspect: Double
+        /// Distance from the anchored edges as a fraction of the picture's short side, beyond the scene padding.
+        public var margin: Double
+
+        public init(anchor: Anchor, width: Double = 0.3, aspect: Double = 16.0 / 9.0, margin: Double = 0) {
+            self.anchor = anchor
+            self.width = width
+            self.aspect = aspect
+            self.margin = margin
+        }
+
+        /// The inset's box in `area` (the padded picture) of a picture of `size`.
+        func box(in area: Rect, size: PixelSize) -> Rect {
+            let m = (margin * Double(size.shortSide)).rounded()
+            let room = area.inset(m)
+            var w = (width * Double(size.width)).rounded()
+            var h = (w / aspect).rounded()
+            if w > room.width { w = room.width; h = (w / aspect).rounded() }
+            if h > room.height { h = room.height; w = (h * aspect).rounded() }
+            let (ax, ay): (Double, Double) = switch anchor {
+            case .topLeft: (0, 0)
+            case .top: (0.5, 0)
+            case .topRight: (1, 0)
+            case .left: (0, 0.5)
+            case .center: (0.5, 0.5)
+            case .right: (1, 0.5)
+            case .bottomLeft: (0, 1)
+            case .bottom: (0.5, 1)
+            case .bottomRight: (1, 1)
+            }
+            return Rect(x: (room.x + (room.width - w) * ax).rounded(), y: (room.y + (room.height - h) * ay).rounded(),
+                        width: max(0, w), height: max(0, h))
+        }
     }
 }
 

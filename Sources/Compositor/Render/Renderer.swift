@@ -19,6 +19,11 @@ public final class Renderer {
     private var shown: [Appearance]?
     /// Each widget's box, by index (nil: hidden at this size).
     private var boxes: [Rect?] = []
+    /// Widget indices in drawing order: by z, then in scene order.
+    private let order: [Int]
+    /// For each widget (by index), the visible widgets whose boxes overlap its box, in drawing order; empty for
+    /// every docked widget of a scene without floating ones.
+    private var overlapping: [[Int]] = []
     /// The appearances `isUnchanged` computed, used by the `render` that follows for the same moment (they build
     /// strings and arrays: computing them twice a frame was measurable at 30 frames a second).
     private var looks: (time: FrameTime, values: [Appearance])?
@@ -28,6 +33,9 @@ public final class Renderer {
         self.scene = scene
         self.size = size ?? scene.size
         widgets = scene.widgets.map { WidgetFactory.make($0, warn: warn) }
+        order = scene.widgets.indices.sorted { a, b in
+            (scene.widgets[a].z, a) < (scene.widgets[b].z, b)
+        }
         if case .image(let path, _, _) = scene.background {
             do { backgroundPicture = try Picture.load(path: path) } catch {
                 warn("background: \(error); using the background colour")
@@ -53,6 +61,15 @@ public final class Renderer {
         for w in widgets {
             if let box = layout.boxes[w.id] { w.layout(box: box, frame: size, engine: engine) }
         }
+        // Who overlaps whom: docked boxes never do, so a scene without floating widgets keeps the simple path.
+        overlapping = boxes.indices.map { i in
+            guard let a = boxes[i] else { return [] }
+            return order.filter { j in j != i && boxes[j].map { $0.intersection(a) != nil } == true }
+        }
+        for (i, w) in widgets.enumerated() {
+            let position = order.firstIndex(of: i) ?? 0
+            w.hasLayerBelow = overlapping[i].contains { order.firstIndex(of: $0) ?? 0 < position }
+        }
         invalidate()
     }
 
@@ -76,7 +93,8 @@ public final class Renderer {
     }
 
     /// Draws the frame at `time` onto `canvas`, which must be the canvas of the previous frames: only widgets
-    /// whose appearance changed are redrawn, each over its own patch of background. Returns the regions redrawn
+    /// whose appearance changed are redrawn, each over its own patch of background (and, where floating widgets
+    /// overlap it, with the widgets below and above it in that patch, in z order). Returns the regions redrawn
     /// (empty when nothing changed).
     @discardableResult
     public func render(on canvas: Canvas, at time: FrameTime) -> [Rect] {
@@ -84,29 +102,54 @@ public final class Renderer {
         let previous = shown
         let now = looks.flatMap { $0.time == time ? $0.values : nil } ?? appearances(at: time)
         looks = nil
-        if previous == nil {
+        guard let previous else {
             drawBackground(on: canvas, in: size.rect)
-            damage.append(size.rect)
+            for i in order {
+                guard let box = boxes[i] else { continue }
+                canvas.withState {
+                    canvas.clip(to: box.integral)
+                    widgets[i].draw(on: canvas, at: time)
+                }
+            }
+            shown = now
+            canvas.surface.flush()
+            return [size.rect]
         }
-        for (i, w) in widgets.enumerated() {
-            guard let box = boxes[i] else { continue }
-            let look = now[i]
-            if let previous, previous[i] == look { continue }
+        for i in order {
+            guard let box = boxes[i], previous[i] != now[i] else { continue }
+            let w = widgets[i]
             // Only the part that changed, when the widget can tell (clipped drawing skips the rest).
-            var region = box.integral
-            if let old = previous?[i], let part = w.changedRegion(from: old, to: look) {
-                region = part.integral
+            let region = (w.changedRegion(from: previous[i], to: now[i]) ?? box).integral
+            if overlapping[i].isEmpty {
+                canvas.withState {
+                    canvas.clip(to: region)
+                    if !w.paintsOpaquely(region, at: time) { drawBackground(on: canvas, in: region) }
+                    w.draw(on: canvas, at: time)
+                }
+            } else {
+                redrawStack(in: region, around: i, on: canvas, at: time)
             }
-            canvas.withState {
-                canvas.clip(to: region)
-                if previous != nil && !w.paintsOpaquely(region, at: time) { drawBackground(on: canvas, in: region) }
-                w.draw(on: canvas, at: time)
-            }
-            if previous != nil { damage.append(region) }
+            damage.append(region)
         }
         shown = now
         canvas.surface.flush()
         return damage
+    }
+
+    /// Draws `region` again from the bottom up: the background, unless a widget covers the region opaquely, then
+    /// every widget whose box meets it, in z order, each clipped to the region and its own box.
+    private func redrawStack(in region: Rect, around index: Int, on canvas: Canvas, at time: FrameTime) {
+        let stack = order.filter { $0 == index || overlapping[index].contains($0) }
+            .filter { boxes[$0].map { $0.intersection(region) != nil } == true }
+        let base = stack.lastIndex { widgets[$0].paintsOpaquely(region, at: time) }
+        if base == nil { drawBackground(on: canvas, in: region) }
+        for i in stack[(base ?? 0)...] {
+            guard let clip = boxes[i]?.integral.intersection(region) else { continue }
+            canvas.withState {
+                canvas.clip(to: clip)
+                widgets[i].draw(on: canvas, at: time)
+            }
+        }
     }
 
     private func drawBackground(on canvas: Canvas, in rect: Rect) {

@@ -29,12 +29,22 @@ public struct Scene: Sendable {
         public var kind: Kind
         public var placement: Placement
         public var style: Style
+        /// Drawing order where boxes overlap (lower first); equal z keeps the scene's order. Defaults: -1 for a
+        /// background, 1 for an inset, 0 for docked widgets.
+        public var z: Int
 
-        public init(id: String, kind: Kind, placement: Placement, style: Style) {
+        public init(id: String, kind: Kind, placement: Placement, style: Style, z: Int? = nil) {
             self.id = id
             self.kind = kind
             self.placement = placement
             self.style = style
+            self.z = z ?? {
+                switch placement.float {
+                case .background: -1
+                case .inset: 1
+                case nil: 0
+                }
+            }()
         }
     }
 

@@ -7,8 +7,8 @@ import Yams
 /// not have) go to `warn` and the scene still loads.
 public enum SceneLoader {
     static let topKeys = ["title", "size", "fps", "background", "layout", "timeline", "widgets", "audio"]
-    static let widgetKeys = ["id", "type", "place", "style"]
-    static let placeKeys = ["edge", "size", "min", "max", "portrait", "priority"]
+    static let widgetKeys = ["id", "type", "place", "style", "z"]
+    static let placeKeys = ["edge", "size", "min", "max", "portrait", "priority", "inset", "width", "aspect", "margin"]
     static let styleKeys = ["font", "bold", "italic", "color", "secondary", "accent", "background", "border",
                             "padding", "radius", "size"]
     static let kindKeys: [String: [String]] = [
@@ -169,6 +169,9 @@ public enum SceneLoader {
         var placement = defaultPlacement(type)
         if let p = m["place"] { placement = try parsePlacement(p, defaults: placement) }
         if type == "timecode" {
+            if placement.float != nil {
+                throw (m["place"] ?? w).error("a timecode strip must span the full width: use edge top or bottom, not background or inset")
+            }
             placement.bleed = true
             let edges = [placement.edge, placement.portraitEdge ?? placement.edge]
             guard edges.allSatisfy({ $0 == .top || $0 == .bottom }) else {
@@ -223,9 +226,7 @@ public enum SceneLoader {
             let raw = try s.string()
             let text = raw.contains("://") || raw == "test" || raw.hasPrefix("test:") ? raw : resolve(raw)
             do { c.source = try VideoSource.parse(text) } catch { throw s.error(error.description) }
-            if let f = m["fit"], try f.string() != "fit" {
-                throw f.error("a video layer is letterboxed ('fit'); 'fill' and 'center' are not supported yet")
-            }
+            if let f = m["fit"] { c.fit = try f.oneOf(fitChoices) }
             if let l = m["loop"] { c.loop = try l.bool() }
             if let o = m["opacity"] { c.opacity = try o.double(in: 0...1, unit: "") }
             kind = .video(c)
@@ -240,7 +241,8 @@ public enum SceneLoader {
         default:
             kind = .timecode
         }
-        return Scene.WidgetSpec(id: id, kind: kind, placement: placement, style: style)
+        let z = try m["z"]?.int(in: -1000...1000)
+        return Scene.WidgetSpec(id: id, kind: kind, placement: placement, style: style, z: z)
     }
 
     static func nonEmpty(_ n: NodeReader) throws(SceneError) -> String {
@@ -252,13 +254,42 @@ public enum SceneLoader {
     static let edgeChoices: [String: Placement.Edge] =
         Dictionary(uniqueKeysWithValues: Placement.Edge.allCases.map { ($0.rawValue, $0) })
 
+    static let anchorChoices: [String: Placement.Inset.Anchor] =
+        Dictionary(uniqueKeysWithValues: Placement.Inset.Anchor.allCases.map { ($0.rawValue, $0) })
+
     static func parsePlacement(_ n: NodeReader, defaults: Placement) throws(SceneError) -> Placement {
         var p = defaults
         if case .scalar = n.node {
-            p.edge = try n.oneOf(edgeChoices)
+            let word = try n.string().lowercased()
+            if word == "background" {
+                p.float = .background
+                return p
+            }
+            guard let edge = edgeChoices[word] else {
+                throw n.error("'\(word)' is not one of: background, \(edgeChoices.keys.sorted().joined(separator: ", ")); "
+                              + "or a mapping with 'edge' (docked) or 'inset' (floating)")
+            }
+            p.edge = edge
             return p
         }
         let m = try n.mapping(allowed: placeKeys, what: "place")
+        if let i = m["inset"] {
+            for key in ["edge", "size", "max"] where m[key] != nil {
+                throw m[key]!.error("an inset floats over the picture; '\(key)' belongs to a docked widget (use inset, width, aspect, margin)")
+            }
+            p.float = .inset(try parseInset(m, anchor: i, defaults: Placement.Inset(anchor: .bottomRight)))
+            if let s = m["min"] { p.minPixels = try s.double(in: 1...4320, unit: " pixels") }
+            if let s = m["priority"] { p.priority = try s.int(in: -1000...1000) }
+            if let o = m["portrait"] {
+                guard case .inset(let landscape) = p.float else { return p }
+                let pm = try o.mapping(allowed: ["inset", "width", "aspect", "margin"], what: "place.portrait")
+                p.portraitInset = try parseInset(pm, anchor: pm["inset"], defaults: landscape)
+            }
+            return p
+        }
+        for key in ["width", "aspect", "margin"] where m[key] != nil {
+            throw m[key]!.error("'\(key)' belongs to an inset; add 'inset: top-left|top|top-right|left|center|right|bottom-left|bottom|bottom-right'")
+        }
         if let e = m["edge"] { p.edge = try e.oneOf(edgeChoices) }
         if let s = m["size"] { p.size = try s.double(in: 0.01...1, unit: " (fraction of the picture)") }
         if let s = m["min"] { p.minPixels = try s.double(in: 1...4320, unit: " pixels") }
@@ -277,6 +308,29 @@ public enum SceneLoader {
             throw mx.error("max (\(max)) is smaller than min (\(p.minPixels))")
         }
         return p
+    }
+
+    /// `inset: ANCHOR`, `width` (fraction of the picture's width), `aspect` (`16:9`, `4/3` or a number), `margin`.
+    static func parseInset(_ m: [String: NodeReader], anchor: NodeReader?,
+                           defaults: Placement.Inset) throws(SceneError) -> Placement.Inset {
+        var inset = defaults
+        if let a = anchor { inset.anchor = try a.oneOf(anchorChoices) }
+        if let w = m["width"] { inset.width = try w.double(in: 0.01...1, unit: " (fraction of the picture's width)") }
+        if let a = m["aspect"] { inset.aspect = try parseAspect(a) }
+        if let g = m["margin"] { inset.margin = try g.double(in: 0...0.5, unit: " (fraction of the picture's short side)") }
+        return inset
+    }
+
+    static func parseAspect(_ n: NodeReader) throws(SceneError) -> Double {
+        let text = try n.string()
+        let parts = text.split(whereSeparator: { $0 == ":" || $0 == "/" })
+        let value: Double? = parts.count == 2
+            ? Double(parts[0]).flatMap { a in Double(parts[1]).flatMap { b in b > 0 ? a / b : nil } }
+            : Double(text)
+        guard let value, value.isFinite, (0.1...10).contains(value) else {
+            throw n.error("expected an aspect ratio such as 16:9, 4/3 or 1.5 (between 0.1 and 10), got '\(text)'")
+        }
+        return value
     }
 
     static func parseStyle(_ n: NodeReader, warn: (String) -> Void) throws(SceneError) -> Style {

@@ -50,17 +50,18 @@ public final class VideoFrameSlot: @unchecked Sendable {
     public var frame: Frame? { lock.withLock { _frame } }
     public var counts: Counts { lock.withLock { _counts } }
 
-    /// The frame loop is about to show the newest frame in an output frame; returns its sequence number.
-    func showing() -> UInt64 {
+    /// The frame loop is about to show the newest frame in an output frame; returns it (its sequence number is
+    /// the layer's appearance), so that everything drawn for this output frame uses the same input frame.
+    func showing() -> Frame? {
         lock.withLock {
             let s = _sequence
-            guard s > 0 else { return 0 }
+            guard s > 0 else { return nil }
             if s == lastShown { _counts.repeated += 1 } else {
                 if lastShown > 0 && s > lastShown + 1 { _counts.skipped += s - lastShown - 1 }
                 lastShown = s
                 _counts.shown += 1
             }
-            return s
+            return _frame
         }
     }
 

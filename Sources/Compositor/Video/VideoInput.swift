@@ -16,6 +16,7 @@ public final class VideoInput: @unchecked Sendable {
     public let id: String
     public let source: VideoSource
     public let loops: Bool
+    public let fit: ImageFit
     public let slot: VideoFrameSlot
     private let template: PipelineTemplate
     private let onEvent: @Sendable (String, [String: String]) -> Void
@@ -31,11 +32,12 @@ public final class VideoInput: @unchecked Sendable {
     private var _lastError: String?
     static let maxRetryDelay = 8.0
 
-    public init(id: String, source: VideoSource, loops: Bool, slot: VideoFrameSlot,
+    public init(id: String, source: VideoSource, loops: Bool, fit: ImageFit = .fit, slot: VideoFrameSlot,
                 template: PipelineTemplate, onEvent: @escaping @Sendable (String, [String: String]) -> Void) {
         self.id = id
         self.source = source
         self.loops = loops
+        self.fit = fit
         self.slot = slot
         self.template = template
         self.onEvent = onEvent
@@ -53,7 +55,22 @@ public final class VideoInput: @unchecked Sendable {
         case .test(let pattern): src = "videotestsrc is-live=true pattern=\(pattern)"
         case .uri(let uri): src = "uridecodebin name=decoder uri=\"\(PipelineTemplate.quoted(uri))\" caps=video/x-raw"
         }
-        return try template.render(["source": src, "width": String(size.width), "height": String(size.height)])
+        return try template.render(["source": src, "scale": Self.scaling(fit, size), "caps": Self.caps(fit, size)])
+    }
+
+    /// How the input reaches the layer's size: letterboxed (`fit`), cropped to the box's shape then scaled
+    /// (`fill`), or only squared pixels at the input's own size (`center`, painted centered and clipped).
+    static func scaling(_ fit: ImageFit, _ size: PixelSize) -> String {
+        switch fit {
+        case .fit: "videoscale add-borders=true"
+        case .fill: "aspectratiocrop name=crop aspect-ratio=\(size.width)/\(size.height) ! videoscale"
+        case .center: "videoscale"
+        }
+    }
+
+    static func caps(_ fit: ImageFit, _ size: PixelSize) -> String {
+        fit == .center ? "video/x-raw,format=BGRx,pixel-aspect-ratio=1/1"
+            : "video/x-raw,format=BGRx,width=\(size.width),height=\(size.height),pixel-aspect-ratio=1/1"
     }
 
     public func start() {
@@ -152,8 +169,9 @@ public final class VideoInput: @unchecked Sendable {
 
     /// On `queue`: the layer's size changed; the scaler's caps follow.
     private func resize(to size: PixelSize) {
-        pipeline?.set("caps", "video/x-raw,format=BGRx,width=\(size.width),height=\(size.height),pixel-aspect-ratio=1/1",
-                      onElementNamed: "size")
+        guard fit != .center, let pipeline else { return }
+        if fit == .fill { pipeline.set("aspect-ratio", "\(size.width)/\(size.height)", onElementNamed: "crop") }
+        pipeline.set("caps", Self.caps(fit, size), onElementNamed: "size")
     }
 
     private func teardown() {

@@ -205,8 +205,10 @@ public final class TickerWidget: WidgetBase, Widget {
 
     /// Reads the band under the text (background and panel, before any text is drawn) and keeps its row colours
     /// when every row is one colour.
+    /// Over another layer (a video background) the band is not known from one look: it stays unread.
     private func readBand(_ canvas: Canvas) {
         bandRead = true
+        guard !hasLayerBelow else { return }
         let surface = canvas.surface
         let x0 = Int(content.minX.rounded()), x1 = Int(content.maxX.rounded())
         let y0 = Int(content.minY.rounded()), y1 = Int(content.maxY.rounded())

@@ -9,6 +9,9 @@ import Foundation
 public final class VideoWidget: WidgetBase, Widget {
     public struct Config: Equatable, Sendable {
         public var source: VideoSource = .test(pattern: "smpte")
+        /// `fit` letterboxes the whole picture into the box, `fill` covers the box (cropped), `center` keeps the
+        /// input's own size, centered and clipped to the box. The first two scale in GStreamer, `center` does not.
+        public var fit = ImageFit.fit
         /// A file starts again at its end.
         public var loop = true
         public var opacity = 1.0
@@ -21,6 +24,9 @@ public final class VideoWidget: WidgetBase, Widget {
     private var engine: TextEngine?
     private var label: TextLayout?
     private var lastPainted: UInt64 = 0
+    /// The input frame and signal of the output frame being drawn, taken once in `appearance`.
+    private var current: VideoFrameSlot.Frame?
+    private var signal = false
 
     public init(id: String, style: Style, config: Config) {
         self.config = config
@@ -40,7 +46,7 @@ public final class VideoWidget: WidgetBase, Widget {
     public func draw(on canvas: Canvas, at time: FrameTime) {
         drawPanel(on: canvas)
         let radius = style.cornerRadius * scale
-        let frame = slot.frame
+        let frame = current ?? slot.frame
         if let frame {
             frame.buffer.withBytes { bytes in
                 canvas.paint(bgrx: bytes, size: frame.size, stride: frame.size.width * 4, in: fitted(frame.size),
@@ -53,7 +59,7 @@ public final class VideoWidget: WidgetBase, Widget {
         } else {
             canvas.fillRounded(content, radius: radius, Color(red: 0.08, green: 0.08, blue: 0.1))
         }
-        if !slot.hasSignal {
+        if !signal {
             canvas.fillRounded(content, radius: radius, Color(red: 0, green: 0, blue: 0, alpha: frame == nil ? 0 : 0.55))
             if let label {
                 label.draw(on: canvas, x: content.x, y: content.y + (content.height - label.height) / 2, color: style.secondaryColor)
@@ -61,17 +67,33 @@ public final class VideoWidget: WidgetBase, Widget {
         }
     }
 
-    /// The frame's rectangle in the content: the input scales to the content's size, so this is the content,
-    /// except for a frame of another size (before the input followed a resize), fitted with its shape kept.
-    private func fitted(_ size: PixelSize) -> Rect {
-        let k = min(content.width / Double(size.width), content.height / Double(size.height))
-        let w = Double(size.width) * k, h = Double(size.height) * k
-        return Rect(x: content.x + (content.width - w) / 2, y: content.y + (content.height - h) / 2, width: w, height: h)
+    /// A whole frame at full opacity with square corners covers what is under it: nothing below needs drawing.
+    public func paintsOpaquely(_ region: Rect, at time: FrameTime) -> Bool {
+        guard config.opacity >= 1, style.cornerRadius == 0, let frame = current ?? slot.frame else { return false }
+        return fitted(frame.size).intersection(content).map { $0.contains(region, tolerance: 0) } ?? false
+    }
+
+    /// The frame's rectangle in the content. The input scales to the content's size (rounded down to even), so a
+    /// frame is normally painted at its own size, centered on whole pixels (a copy, not a resampling); so is every
+    /// frame of a `center` layer. A frame of another size (before the input followed a resize) is scaled to fit or
+    /// to cover the content, as the layer's `fit` says.
+    func fitted(_ size: PixelSize) -> Rect {
+        let w = Double(size.width), h = Double(size.height)
+        let near = abs(content.width - w) < 2.5 && abs(content.height - h) < 2.5
+        if config.fit == .center || near {
+            return Rect(x: (content.x + (content.width - w) / 2).rounded(), y: (content.y + (content.height - h) / 2).rounded(),
+                        width: w, height: h)
+        }
+        let kx = content.width / w, ky = content.height / h
+        let k = config.fit == .fill ? max(kx, ky) : min(kx, ky)
+        return Rect(x: content.x + (content.width - w * k) / 2, y: content.y + (content.height - h * k) / 2,
+                    width: w * k, height: h * k)
     }
 
     /// Called once per output frame by the renderer: counts the input frame this output frame shows.
     public func appearance(at time: FrameTime) -> Appearance {
-        let sequence = slot.showing()
-        return Appearance(Int64(version), Int64(sequence), slot.hasSignal ? 1 : 0)
+        current = slot.showing()
+        signal = slot.hasSignal
+        return Appearance(Int64(version), Int64(current?.sequence ?? 0), signal ? 1 : 0)
     }
 }

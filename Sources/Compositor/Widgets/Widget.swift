@@ -22,6 +22,9 @@ public protocol Widget: AnyObject {
     /// True when drawing the frame at `time` covers every pixel of `region` with opaque pixels of its own, so
     /// the background need not be put back there first.
     func paintsOpaquely(_ region: Rect, at time: FrameTime) -> Bool
+    /// Set by the layout when another widget is drawn beneath this one (a floating layer): what lies under it is
+    /// then not the scene's background, and may change without this widget changing.
+    var hasLayerBelow: Bool { get set }
 }
 
 extension Widget {
@@ -41,6 +44,7 @@ open class WidgetBase {
     public var textBoxes: [Rect] = []
     /// Bumped by every update that changes the look without a new layout.
     public var version = 0
+    public var hasLayerBelow = false
 
     public init(id: String, style: Style) {
         self.id = id
