@@ -114,6 +114,81 @@ extension EndToEnd {
             #expect(white > 300 && red > 5000, "white text pixels \(white), red video pixels \(red) in the caption band")
         }
 
+        /// Through the control API a layer takes a new source while running: a test pattern, then a stream that
+        /// needs a login it was not given (lost, the reason says what to do, the fallback image shows), then a file
+        /// whose picture changes size (inputSizeChanged). Bad values are refused and change nothing.
+        @Test func aLayersSourceChangesAtRunTimeAndAFallbackShowsWhileItIsLost() throws {
+            let dir = try TempDir()
+            let fallback = dir.file("fallback.png"), sizes = dir.file("sizes.ts")
+            var made = try tool(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=yellow:s=64x36", "-frames:v", "1", fallback])
+            #expect(made.status == 0, "\(made.err)")
+            made = try tool(["ffmpeg", "-v", "error", "-y", "-filter_complex",
+                             "color=c=white:s=320x240:r=30:d=1[a];color=c=white:s=640x480:r=30:d=1[b];[a]scale=320:240[a2];[b]scale=640:480[b2]",
+                             "-map", "[a2]", "-c:v", "libx264", "-pix_fmt", "yuv420p", dir.file("a.ts"),
+                             "-map", "[b2]", "-c:v", "libx264", "-pix_fmt", "yuv420p", dir.file("b.ts")])
+            #expect(made.status == 0, "\(made.err)")
+            made = try tool(["ffmpeg", "-v", "error", "-y", "-i", "concat:\(dir.file("a.ts"))|\(dir.file("b.ts"))", "-c", "copy", sizes])
+            #expect(made.status == 0, "\(made.err)")
+            let port = freePort()
+            let locked = try LiveProcess(binary, ["run", "--size", "320x180", "--no-control", "--rtsp", "127.0.0.1:\(port)/pip",
+                                                  "--rtsp-user", "alice", "--rtsp-password", "s3cret"])
+            defer { locked.signal(SIGKILL); _ = locked.waitForExit() }
+            #expect(locked.waitForLine { $0.hasPrefix("serving ") } != nil, "\(locked.allOutput)")
+            let scene = try dir.write("switch.yaml", """
+            size: 640x360
+            fps: 30
+            widgets:
+              - {id: cam, type: video, source: "test:red", fallback: fallback.png, place: fill}
+            """)
+            let out = dir.file("switch.ts")
+            let (p, _) = try startLive([scene, "--record", out], rtsp: false)
+            let c = try #require(controlURL(p))
+            let events = try LiveProcess(binary, ["ctl", "--control", c, "events"])
+            #expect(events.waitForLine { $0.contains("listening for events") } != nil)
+            #expect(p.waitForLine(timeout: 30) { $0.contains("video 'cam': playing test:red") } != nil, "\(p.allOutput)")
+            func set(_ property: String, _ value: String) throws -> (status: Int32, out: String, err: String) {
+                try tool([binary, "ctl", "--control", c, "set", property, value])
+            }
+            let refused = try set("cam.source", "ftp://example.com/x.mp4")
+            #expect(refused.status != 0 && refused.err.contains("unknown scheme 'ftp://'"), "\(refused.err)")
+            let opaque = try set("cam.opacity", "2")
+            #expect(opaque.status != 0 && opaque.err.contains("'opacity' must be in 0...1"), "\(opaque.err)")
+            #expect(p.waitForFrames("record:\(out)", atLeast: 45), "\(p.allOutput)")
+            #expect(try set("cam.source", "test:blue").status == 0)
+            #expect(events.waitForLine(timeout: 30) { $0.contains("inputStarted") && $0.contains("test:blue") } != nil, "\(events.allOutput)")
+            #expect(p.waitForFrames("record:\(out)", atLeast: 90), "\(p.allOutput)")
+            #expect(try set("cam.source", "rtsp://127.0.0.1:\(port)/pip").status == 0)
+            let lost = events.waitForLine(timeout: 30) { $0.contains("inputLost") && $0.contains("\(port)") }
+            #expect(lost?.contains("USER:PASSWORD") == true, "\(events.allOutput)")
+            #expect(p.waitForFrames("record:\(out)", atLeast: 150), "\(p.allOutput)")
+            #expect(try set("cam.source", sizes).status == 0)
+            let changed = events.waitForLine(timeout: 30) { $0.contains("inputSizeChanged") }
+            #expect(changed?.contains("320x240") == true && changed?.contains("640x480") == true, "\(events.allOutput)")
+            let (_, body) = http("GET", c + "/v1/status")
+            let inputs = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["inputs"] as? [[String: Any]]
+            let cam = try #require(inputs?.first, "\(String(decoding: body, as: UTF8.self))")
+            #expect(cam["source"] as? String == URL(fileURLWithPath: sizes).absoluteString && cam["inputSize"] as? String == "640x480",
+                    "\(cam)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+
+            // The picture's middle, frame by frame: red, then blue, then the yellow fallback, then the file's white (the
+            // fallback may also show before the first frame of red).
+            let middles = dir.file("middles.rgb")
+            let r = try tool(["ffmpeg", "-v", "error", "-y", "-i", out, "-vf", "crop=2:2:319:179,scale=1:1", "-f", "rawvideo",
+                              "-pix_fmt", "rgb24", middles])
+            #expect(r.status == 0, "\(r.err)")
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: middles)))
+            var seen: [String] = []
+            for i in stride(from: 0, to: bytes.count - 2, by: 3) {
+                let (R, G, B) = (Int(bytes[i]), Int(bytes[i + 1]), Int(bytes[i + 2]))
+                let name = R > 200 && G > 200 && B > 200 ? "white" : R > 200 && G > 200 && B < 80 ? "yellow"
+                    : R > 200 && G < 80 && B < 80 ? "red" : B > 200 && R < 80 && G < 80 ? "blue" : "other"
+                if name != "other" && seen.last != name { seen.append(name) }
+            }
+            #expect(seen.drop { $0 == "yellow" } == ["red", "blue", "yellow", "white"], "\(seen)")
+        }
+
         /// An RTSP layer taken from a second pipcompose: killed, the layer says so and the stream goes on; started
         /// again on the same port, the picture comes back; the recording lost no frame.
         @Test func anRTSPLayerIsLostAndComesBackWhileTheOutputsGoOn() throws {
@@ -148,6 +223,33 @@ extension EndToEnd {
             // The recording went on through the loss and holds every frame it was given.
             let sent = try #require(summaryFrames(p, "record:\(out)"), "\(p.allOutput)")
             #expect(try sent > 30 && decodedFrames(out) == sent, "\(p.allOutput)")
+        }
+
+        /// A source that stops sending without closing (its process stopped) is lost after the stall timeout and
+        /// taken back when it sends again; the outputs never wait for it.
+        @Test func aStalledSourceIsLostAndTakenBack() throws {
+            let dir = try TempDir()
+            let port = freePort()
+            let source = try LiveProcess(binary, ["run", "--size", "320x180", "--no-control", "--rtsp", "127.0.0.1:\(port)/pip"])
+            defer { source.signal(SIGKILL); _ = source.waitForExit() }
+            #expect(source.waitForLine { $0.hasPrefix("serving ") } != nil, "\(source.allOutput)")
+            let scene = try dir.write("stall.yaml", """
+            size: 640x360
+            widgets:
+              - {id: remote, type: video, source: "rtsp://127.0.0.1:\(port)/pip", place: fill}
+            """)
+            let out = dir.file("stall.ts")
+            let (p, _) = try startLive([scene, "--record", out], rtsp: false)
+            #expect(p.waitForLine(timeout: 30) { $0.contains("video 'remote': playing") } != nil, "\(p.allOutput)")
+            source.signal(SIGSTOP)
+            let lost = p.waitForLine(timeout: 30) { $0.contains("video 'remote': lost") }
+            #expect(lost?.contains("stalled") == true, "\(p.allOutput)")
+            source.signal(SIGCONT)
+            #expect(p.waitForLine(timeout: 40) { $0.contains("video 'remote': back") } != nil, "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            let sent = try #require(summaryFrames(p, "record:\(out)"), "\(p.allOutput)")
+            #expect(try sent > 150 && decodedFrames(out) == sent, "\(p.allOutput)")
         }
 
         /// Bad sources are refused with the scene's line and column; an unreachable one fails alone at run time.

@@ -62,6 +62,11 @@ extension LiveSession {
         let change = try WidgetUpdate.prepare(scene: options.scene, id: id, body: properties)
         guard let loop else { throw .conflict("not running") }
         loop.perform(change)
+        // A new source for a video layer: its input starts over with it (the old picture stays until then).
+        if let source = try WidgetUpdate.videoSource(scene: options.scene, body: properties),
+           let input = videoInputs.first(where: { $0.id == id }) {
+            input.change(to: source)
+        }
         events.publish("widgetUpdated", ["id": id, "properties": properties.keys.sorted().joined(separator: ",")])
     }
 

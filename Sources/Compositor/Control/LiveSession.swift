@@ -401,8 +401,16 @@ public final class LiveSession: @unchecked Sendable {
         videoInputs = layers.map { w in
             VideoInput(id: w.id, source: w.config.source, loops: w.config.loop, fit: w.config.fit, slot: w.slot, template: template) { type, details in
                 events.publish(type, details)
-                if type == "inputLost" { log("video '\(details["id"] ?? "")': lost (\(details["reason"] ?? "")); retrying in \(details["retryInSeconds"] ?? "?") s") }
-                if type == "inputBack" { log("video '\(details["id"] ?? "")': back") }
+                let id = details["id"] ?? "", source = details["source"] ?? ""
+                switch type {
+                case "inputStarted": log("video '\(id)': playing \(source)")
+                case "inputLost": log("video '\(id)': lost (\(details["reason"] ?? "")); retrying in \(details["retryInSeconds"] ?? "?") s")
+                case "inputBack": log("video '\(id)': back")
+                case "inputEnded": log("video '\(id)': ended \(source)")
+                case "inputChanged": log("video '\(id)': switching to \(source)")
+                case "inputSizeChanged": log("video '\(id)': the source went from \(details["from"] ?? "?") to \(details["to"] ?? "?")")
+                default: break
+                }
             }
         }
         for input in videoInputs { input.start() }

@@ -50,6 +50,10 @@ public struct StatusPayload: Codable, Sendable {
         public var delayMs: Double?
         public var restarts: Int
         public var lastError: String?
+        /// Frames received per second over the last second.
+        public var fps: Double
+        /// What the source delivers before it is scaled to the layer ("WxH"), once known.
+        public var inputSize: String?
     }
     public var inputs: [Input]
 
@@ -75,7 +79,8 @@ public struct StatusPayload: Codable, Sendable {
             let c = i.slot.counts
             return Input(id: i.id, source: i.source.description, state: i.state.rawValue, received: i.received,
                          shown: c.shown, repeated: c.repeated, skipped: c.skipped, delayMs: c.delayMs,
-                         restarts: i.restarts, lastError: i.lastError)
+                         restarts: i.restarts, lastError: i.lastError, fps: (i.fps * 10).rounded() / 10,
+                         inputSize: i.inputSize?.description)
         }
         outputs = s.outputs.map { Output(id: $0.id, state: $0.state, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes) }
     }

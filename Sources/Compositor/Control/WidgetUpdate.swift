@@ -12,8 +12,18 @@ public enum WidgetUpdate {
         "clock": ["timezone"],
         "text": ["text"],
         "timecode": [],
-        "video": [],
+        "video": ["source", "opacity"],
     ]
+
+    /// A video layer's new `source`, checked as the scene checks it (a path relative to the scene file's folder).
+    public static func videoSource(scene: Scene, body: [String: JSONValue]) throws(ControlError) -> VideoSource? {
+        guard let v = body["source"] else { return nil }
+        guard case .string(let text) = v else { throw .bad("'source' must be a string, got \(v.kind)") }
+        let folder = scene.source == "demo" ? "." : (scene.source as NSString).deletingLastPathComponent
+        do { return try VideoSource.parse(text, directory: folder.isEmpty ? "." : folder) } catch {
+            throw .unprocessable(error.description)
+        }
+    }
 
     static func typeName(_ kind: Scene.WidgetSpec.Kind) -> String {
         switch kind {
@@ -117,7 +127,9 @@ public enum WidgetUpdate {
         case .timecode:
             throw .bad("a timecode widget has no properties to change")
         case .video:
-            throw .bad("a video layer's properties cannot be changed at run time yet")
+            let source = try videoSource(scene: scene, body: body)
+            let opacity = try number("opacity", 0...1)
+            return { renderer, _ in (renderer.widget(id: id) as? VideoWidget)?.update(source: source, opacity: opacity) }
         }
     }
 }

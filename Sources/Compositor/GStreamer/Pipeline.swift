@@ -110,6 +110,29 @@ public final class Pipeline: @unchecked Sendable {
         }
     }
 
+    /// Calls `handler` (on the streaming thread) with the caps of every CAPS event reaching the sink pad of the element
+    /// named `name`: what an input delivers before it is scaled (a source changing its size mid-stream).
+    public func onCaps(ofElementNamed name: String, _ handler: @escaping (MediaCaps) -> Void) {
+        guard let e = element(named: name) else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
+        guard let pad = gst_element_get_static_pad(e, "sink") else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+        let box = Unmanaged.passRetained(CapsProbeBox(handler)).toOpaque()
+        let probe: @convention(c) (UnsafeMutablePointer<GstPad>?, UnsafeMutablePointer<GstPadProbeInfo>?,
+                                   gpointer?) -> GstPadProbeReturn = { _, info, data in
+            guard let info, let data, let event = info.pointee.data?.assumingMemoryBound(to: GstEvent.self),
+                  event.pointee.type == GST_EVENT_CAPS else { return GST_PAD_PROBE_OK }
+            var caps: UnsafeMutablePointer<GstCaps>?
+            gst_event_parse_caps(event, &caps)
+            if let caps { Unmanaged<CapsProbeBox>.fromOpaque(data).takeUnretainedValue().handler(MediaCaps(retaining: caps)) }
+            return GST_PAD_PROBE_OK
+        }
+        let destroy: @convention(c) (gpointer?) -> Void = { data in
+            if let data { Unmanaged<CapsProbeBox>.fromOpaque(data).release() }
+        }
+        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, probe, box, destroy)
+    }
+
     /// Gives the element named `name`, when it takes tags (a muxer), `title` as a global tag: MP4 udta, Matroska
     /// segment tags, where players show it.
     public func setTitle(_ title: String, onElementNamed name: String) {
@@ -247,4 +270,10 @@ public final class Pipeline: @unchecked Sendable {
         gst_element_set_state(element, GST_STATE_NULL)
         return ok
     }
+}
+
+/// The closure of a caps probe, kept alive until GStreamer drops the probe.
+private final class CapsProbeBox {
+    let handler: (MediaCaps) -> Void
+    init(_ handler: @escaping (MediaCaps) -> Void) { self.handler = handler }
 }

@@ -28,6 +28,11 @@ public final class Canvas {
         cairo_clip(pointer)
     }
 
+    public func clipRounded(_ rect: Rect, radius: Double) {
+        roundedRectPath(rect, radius: radius)
+        cairo_clip(pointer)
+    }
+
     public func setColor(_ c: Color) {
         cairo_set_source_rgba(pointer, c.red, c.green, c.blue, c.alpha)
     }

@@ -18,7 +18,7 @@ public enum SceneLoader {
         "image": ["source", "fit"],
         "text": ["text", "align", "lines"],
         "timecode": [],
-        "video": ["source", "fit", "loop", "opacity"],
+        "video": ["source", "fit", "loop", "opacity", "fallback"],
     ]
 
     /// Reads and parses a scene file.
@@ -229,6 +229,7 @@ public enum SceneLoader {
             if let f = m["fit"] { c.fit = try f.oneOf(fitChoices) }
             if let l = m["loop"] { c.loop = try l.bool() }
             if let o = m["opacity"] { c.opacity = try o.double(in: 0...1, unit: "") }
+            if let f = m["fallback"] { c.fallback = resolve(try nonEmpty(f)) }
             kind = .video(c)
         case "text":
             var c = TextWidget.Config()

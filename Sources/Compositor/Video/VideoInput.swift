@@ -4,17 +4,18 @@ import Foundation
 /// One video layer's input: a GStreamer pipeline (`pipelines/video-input.pipeline`) that decodes the source and
 /// scales it to the layer's rectangle, its frames put in the layer's `VideoFrameSlot`.
 ///
-/// An input fails alone: when it cannot open, errors, or a live stream ends, the layer shows its placeholder over
-/// the last frame (`inputLost`) and the input is tried again after 1, 2, 4, then every 8 seconds, until a frame
-/// comes (`inputBack`; the very first frame is `inputStarted`). A file loops at its end when the layer says `loop: true`, else it stays on its last frame.
-/// The frame size follows the layer's size; a source that changes its own size stays letterboxed in it.
+/// An input fails alone: when it cannot open, errors, a live stream ends, or no picture comes for a while (none
+/// `firstFrameTimeout` seconds after opening, or none for `stallTimeout` seconds once playing), the layer shows its
+/// placeholder (`inputLost`) and the input is tried again after 1, 2, 4, then every 8 seconds, until a frame comes
+/// (`inputBack`; the very first frame is `inputStarted`). A file loops at its end when the layer says `loop: true`,
+/// else it stays on its last frame (`inputEnded`). The frame size follows the layer's size; a source that changes
+/// its own size stays fitted in it (`inputSizeChanged`). `change(to:)` swaps the source at run time.
 ///
 /// `@unchecked Sendable`: the pipeline and state are owned by `queue`; counters are behind `lock`.
 public final class VideoInput: @unchecked Sendable {
     public enum State: String, Sendable { case connecting, playing, lost, ended, stopped }
 
     public let id: String
-    public let source: VideoSource
     public let loops: Bool
     public let fit: ImageFit
     public let slot: VideoFrameSlot
@@ -30,12 +31,23 @@ public final class VideoInput: @unchecked Sendable {
     private var _received: UInt64 = 0
     private var _restarts = 0
     private var _lastError: String?
+    private var _source: VideoSource
+    private var _inputSize: PixelSize?
+    private var lastArrival: Double?
+    private var fpsWindow = (start: 0.0, count: 0)
+    private var _fps = 0.0
+    /// When the pipeline was last opened (monotonic seconds), on `queue`.
+    private var openedAt = 0.0
+    private var watchdog: DispatchSourceTimer?
     static let maxRetryDelay = 8.0
+    /// A live source that shows no picture this long after opening, or stops showing one this long, is lost.
+    public static let firstFrameTimeout = 10.0
+    public static let stallTimeout = 5.0
 
     public init(id: String, source: VideoSource, loops: Bool, fit: ImageFit = .fit, slot: VideoFrameSlot,
                 template: PipelineTemplate, onEvent: @escaping @Sendable (String, [String: String]) -> Void) {
         self.id = id
-        self.source = source
+        _source = source
         self.loops = loops
         self.fit = fit
         self.slot = slot
@@ -47,6 +59,16 @@ public final class VideoInput: @unchecked Sendable {
     public var received: UInt64 { lock.withLock { _received } }
     public var restarts: Int { lock.withLock { _restarts } }
     public var lastError: String? { lock.withLock { _lastError } }
+    public var source: VideoSource { lock.withLock { _source } }
+    /// The size the source delivers, before it is scaled to the layer.
+    public var inputSize: PixelSize? { lock.withLock { _inputSize } }
+    /// Frames received per second over the last second; 0 once nothing came for two seconds.
+    public var fps: Double {
+        lock.withLock {
+            guard let last = lastArrival, ProcessInfo.processInfo.systemUptime - last < 2 else { return 0 }
+            return _fps
+        }
+    }
 
     /// The launch text for `size` (used by `--dump-pipeline` and to start).
     public func launch(size: PixelSize) throws -> String {
@@ -59,12 +81,14 @@ public final class VideoInput: @unchecked Sendable {
     }
 
     /// How the input reaches the layer's size: letterboxed (`fit`), cropped to the box's shape then scaled
-    /// (`fill`), or only squared pixels at the input's own size (`center`, painted centered and clipped).
+    /// (`fill`), or only squared pixels at the input's own size (`center`, painted centered and clipped). The first
+    /// element is "input": its sink pad sees the source's own size. (aspectratiocrop comes straight after the source:
+    /// after another static element, gst-launch cannot link it to the scaler.)
     static func scaling(_ fit: ImageFit, _ size: PixelSize) -> String {
         switch fit {
-        case .fit: "videoscale add-borders=true"
-        case .fill: "aspectratiocrop name=crop aspect-ratio=\(size.width)/\(size.height) ! videoscale"
-        case .center: "videoscale"
+        case .fit: "videoscale name=input add-borders=true"
+        case .fill: "aspectratiocrop name=input aspect-ratio=\(size.width)/\(size.height) ! videoscale"
+        case .center: "videoscale name=input"
         }
     }
 
@@ -78,7 +102,46 @@ public final class VideoInput: @unchecked Sendable {
             guard let self else { return }
             queue.async { [weak self] in self?.resize(to: size) }
         }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [weak self] in self?.checkStall() }
+        timer.resume()
+        watchdog = timer
         queue.async { [weak self] in self?.open() }
+    }
+
+    /// Swaps the source at run time: the layer keeps the old picture until the new source's first frame
+    /// (`inputChanged`, then `inputStarted`), or shows its placeholder if the new one fails.
+    public func change(to newSource: VideoSource) {
+        queue.async { [weak self] in
+            guard let self, state != .stopped else { return }
+            teardown()
+            generation += 1
+            retryDelay = 1
+            lock.withLock {
+                _source = newSource
+                _state = .connecting
+                _inputSize = nil
+                _lastError = nil
+                _restarts = 0
+            }
+            onEvent("inputChanged", ["id": id, "source": newSource.description])
+            open()
+        }
+    }
+
+    /// On `queue`, every second: a live source that shows nothing is lost (and retried) like one that errors.
+    private func checkStall() {
+        guard pipeline != nil, !source.isFile || state == .connecting else { return }
+        let now = ProcessInfo.processInfo.systemUptime
+        let (state, last) = lock.withLock { (_state, lastArrival) }
+        if state == .connecting, now - openedAt > Self.firstFrameTimeout {
+            ended(generation: generation, error: GstError(element: id, message:
+                "no picture within \(Int(Self.firstFrameTimeout)) s of opening"))
+        } else if state == .playing, let last, last >= openedAt, now - last > Self.stallTimeout {
+            ended(generation: generation, error: GstError(element: id, message:
+                "no picture for \(Int(Self.stallTimeout)) s (the source stalled)"))
+        }
     }
 
     /// On `queue`: builds and plays the pipeline at the size the layer wants now.
@@ -87,8 +150,12 @@ public final class VideoInput: @unchecked Sendable {
         generation += 1
         let g = generation
         let size = slot.wanted ?? PixelSize(width: 320, height: 180)
+        openedAt = ProcessInfo.processInfo.systemUptime
         do {
             let p = try Pipeline(name: "video:\(id)", launch: try launch(size: size))
+            p.onCaps(ofElementNamed: "input") { [weak self] caps in
+                if let size = caps.videoSize { self?.delivers(size) }
+            }
             // Lower rtspsrc's default 2 s jitter buffer: a layer shows the newest picture, late or not.
             p.onSourceSetup(ofElementNamed: "decoder") { source in
                 let element = source.assumingMemoryBound(to: GstElement.self)
@@ -123,13 +190,31 @@ public final class VideoInput: @unchecked Sendable {
     /// Streaming thread: a frame.
     private func arrived(_ buffer: MediaBuffer, _ caps: MediaCaps?, generation g: Int) {
         guard let size = caps?.videoSize else { return }
-        slot.put(buffer, size: size, at: ProcessInfo.processInfo.systemUptime)
+        let now = ProcessInfo.processInfo.systemUptime
+        slot.put(buffer, size: size, at: now)
         let wasPlaying = lock.withLock { () -> Bool in
             _received += 1
+            lastArrival = now
+            fpsWindow.count += 1
+            if now - fpsWindow.start >= 1 {
+                _fps = fpsWindow.start > 0 ? Double(fpsWindow.count) / (now - fpsWindow.start) : 0
+                fpsWindow = (now, 0)
+            }
             defer { if _state == .connecting || _state == .lost { _state = .playing } }
             return _state == .playing
         }
         if !wasPlaying { queue.async { [weak self] in self?.cameBack(generation: g) } }
+    }
+
+    /// Streaming thread: the source's own picture size (before scaling); a change after the first is an event.
+    private func delivers(_ size: PixelSize) {
+        let old = lock.withLock { () -> PixelSize? in
+            defer { _inputSize = size }
+            return _inputSize
+        }
+        if let old, old != size {
+            onEvent("inputSizeChanged", ["id": id, "from": old.description, "to": size.description])
+        }
     }
 
     private func cameBack(generation g: Int) {
@@ -149,7 +234,7 @@ public final class VideoInput: @unchecked Sendable {
             onEvent("inputEnded", ["id": id, "source": source.description])
             return
         }
-        let reason = error?.message ?? "the stream ended"
+        let reason = Self.explained(error?.message ?? "the stream ended", source: source)
         teardown()
         slot.lose()
         let delay = retryDelay
@@ -170,8 +255,15 @@ public final class VideoInput: @unchecked Sendable {
     /// On `queue`: the layer's size changed; the scaler's caps follow.
     private func resize(to size: PixelSize) {
         guard fit != .center, let pipeline else { return }
-        if fit == .fill { pipeline.set("aspect-ratio", "\(size.width)/\(size.height)", onElementNamed: "crop") }
+        if fit == .fill { pipeline.set("aspect-ratio", "\(size.width)/\(size.height)", onElementNamed: "input") }
         pipeline.set("caps", Self.caps(fit, size), onElementNamed: "size")
+    }
+
+    /// GStreamer's reason, with what to do when it is a login the URL did not carry.
+    static func explained(_ reason: String, source: VideoSource) -> String {
+        let r = reason.lowercased()
+        guard r.contains("unauthorized") || r.contains("401") || r.contains("authenticat") else { return reason }
+        return reason + "; the source wants a login: put it in the URL (rtsp://USER:PASSWORD@host/path)"
     }
 
     private func teardown() {
@@ -182,6 +274,8 @@ public final class VideoInput: @unchecked Sendable {
 
     public func stop() {
         queue.sync {
+            watchdog?.cancel()
+            watchdog = nil
             lock.withLock { _state = .stopped }
             generation += 1
             teardown()

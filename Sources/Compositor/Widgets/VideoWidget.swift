@@ -2,7 +2,8 @@ import Foundation
 
 /// A video layer: the newest frame of its input (`VideoInput`, which scales it to this box in GStreamer, the
 /// picture's shape kept) painted at each output frame, with rounded corners and an opacity. Without a frame yet,
-/// or while the input is lost, it shows the last frame dimmed (or a dark box) with "no signal".
+/// or while the input is lost, it shows its `fallback` image, else the last frame dimmed (or a dark box) with
+/// "no signal".
 ///
 /// Its appearance changes exactly when a new input frame arrived (or the signal came or went), so an idle input
 /// costs nothing. It counts input frames shown, frames shown again, and frames it never showed.
@@ -15,10 +16,13 @@ public final class VideoWidget: WidgetBase, Widget {
         /// A file starts again at its end.
         public var loop = true
         public var opacity = 1.0
+        /// A picture (PNG, JPEG, SVG) shown instead of "no signal" while the input has no picture.
+        public var fallback: String?
         public init() {}
     }
 
-    public let config: Config
+    public private(set) var config: Config
+    private var fallback: Picture?
     /// Where the input puts its frames; the session attaches an input to it (a snapshot has none).
     public let slot = VideoFrameSlot()
     private var engine: TextEngine?
@@ -28,9 +32,21 @@ public final class VideoWidget: WidgetBase, Widget {
     private var current: VideoFrameSlot.Frame?
     private var signal = false
 
-    public init(id: String, style: Style, config: Config) {
+    public init(id: String, style: Style, config: Config, warn: @escaping (String) -> Void = { _ in }) {
         self.config = config
         super.init(id: id, style: style)
+        if let path = config.fallback {
+            do { fallback = try Picture.load(path: path) } catch {
+                warn("widget '\(id)': fallback: \(error); showing 'no signal' instead")
+            }
+        }
+    }
+
+    /// Run-time changes (render thread): the source named (the session restarts the input), the opacity.
+    public func update(source: VideoSource?, opacity: Double?) {
+        if let source { config.source = source }
+        if let opacity { config.opacity = opacity }
+        version += 1
     }
 
     public func layout(box: Rect, frame: PixelSize, engine: TextEngine) {
@@ -59,7 +75,13 @@ public final class VideoWidget: WidgetBase, Widget {
         } else {
             canvas.fillRounded(content, radius: radius, Color(red: 0.08, green: 0.08, blue: 0.1))
         }
-        if !signal {
+        if !signal, let fallback {
+            canvas.withState {
+                canvas.clipRounded(content, radius: radius)
+                canvas.paint(content, .black)
+                fallback.draw(on: canvas, in: content, fit: .fit)
+            }
+        } else if !signal {
             canvas.fillRounded(content, radius: radius, Color(red: 0, green: 0, blue: 0, alpha: frame == nil ? 0 : 0.55))
             if let label {
                 label.draw(on: canvas, x: content.x, y: content.y + (content.height - label.height) / 2, color: style.secondaryColor)

@@ -8,7 +8,7 @@ public enum WidgetFactory {
         case .image(let c): return ImageWidget(id: spec.id, style: spec.style, config: c, warn: warn)
         case .text(let c): return TextWidget(id: spec.id, style: spec.style, config: c)
         case .timecode: return TimecodeWidget(id: spec.id, style: spec.style)
-        case .video(let c): return VideoWidget(id: spec.id, style: spec.style, config: c)
+        case .video(let c): return VideoWidget(id: spec.id, style: spec.style, config: c, warn: warn)
         }
     }
 }
