@@ -189,6 +189,38 @@ extension EndToEnd {
             #expect(seen.drop { $0 == "yellow" } == ["red", "blue", "yellow", "white"], "\(seen)")
         }
 
+        /// `snapshot` shows each layer's picture: a test pattern's first frame, a file at the asked scene time; an
+        /// unreachable source is a warning and its placeholder, never a failure.
+        @Test func aSnapshotShowsTheLayersPictures() throws {
+            let dir = try TempDir()
+            let clip = dir.file("steps.mp4")
+            // Red for the first second, blue for the second.
+            let made = try tool(["ffmpeg", "-v", "error", "-y", "-filter_complex",
+                                 "color=c=red:s=320x180:r=30:d=1[a];color=c=blue:s=320x180:r=30:d=1[b];[a][b]concat=n=2",
+                                 "-c:v", "libx264", "-pix_fmt", "yuv420p", clip])
+            #expect(made.status == 0, "\(made.err)")
+            let scene = try dir.write("still.yaml", """
+            size: 640x360
+            widgets:
+              - {id: bg, type: video, source: "test:green", place: background}
+              - {id: clip, type: video, source: steps.mp4, place: {inset: top-left, width: 0.4}}
+              - {id: gone, type: video, source: "rtsp://127.0.0.1:\(freePort())/none", place: {inset: bottom-right, width: 0.3}}
+            """)
+            for (at, red) in [(0.5, true), (1.5, false)] {
+                let png = dir.file("still-\(at).png")
+                let r = try tool([binary, "snapshot", scene, "--at", String(at), "-o", png])
+                #expect(r.status == 0 && r.err.contains("video 'gone': no picture"), "\(r.err)")
+                let rgb = try rgbPixels(png)
+                func colour(_ x: Int, _ y: Int) -> (Int, Int, Int) {
+                    let i = (y * 640 + x) * 3
+                    return (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
+                }
+                let bg = colour(320, 180), inset = colour(60, 40)
+                #expect(bg.1 > 100 && bg.0 < 60 && bg.2 < 60, "background at (320, 180): \(bg)")
+                #expect(red ? (inset.0 > 200 && inset.2 < 60) : (inset.2 > 200 && inset.0 < 60), "clip at \(at) s: \(inset)")
+            }
+        }
+
         /// An RTSP layer taken from a second pipcompose: killed, the layer says so and the stream goes on; started
         /// again on the same port, the picture comes back; the recording lost no frame.
         @Test func anRTSPLayerIsLostAndComesBackWhileTheOutputsGoOn() throws {

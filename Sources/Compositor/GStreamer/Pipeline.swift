@@ -166,6 +166,13 @@ public final class Pipeline: @unchecked Sendable {
         }
     }
 
+    /// The stream's length once known (after a preroll), nil for a live or unknown one.
+    public var durationSeconds: Double? {
+        var d: gint64 = 0
+        guard gst_element_query_duration(element, GST_FORMAT_TIME, &d) != 0, d > 0 else { return nil }
+        return Double(d) / 1e9
+    }
+
     /// A flushing, sample-accurate seek to `seconds` from the start; false when the stream cannot seek.
     public func seek(toSeconds seconds: Double) -> Bool {
         let flags = GstSeekFlags(rawValue: GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_ACCURATE.rawValue)

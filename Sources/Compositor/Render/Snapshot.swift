@@ -19,6 +19,12 @@ public struct Snapshot {
     /// Renders and writes `path`; warnings (missing images, fonts) go to `warn`.
     public func write(to path: String, warn: @escaping (String) -> Void) throws {
         let renderer = Renderer(scene: scene, size: size, warn: warn)
+        // Each video layer shows its source's picture at this scene time (files) or its first picture (live).
+        for layer in renderer.widgets.compactMap({ $0 as? VideoWidget }) {
+            do { try VideoStill.grab(into: layer, at: at) } catch {
+                warn("video '\(layer.id)': no picture (\(error)); drawing its placeholder")
+            }
+        }
         let frame = Int64((at * Double(scene.fps)).rounded(.down))
         let surface = try renderer.snapshot(at: FrameTime(frame: frame, media: at, wall: wall))
         try surface.writePNG(to: path)

@@ -165,7 +165,9 @@ public enum SceneLoader {
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             throw (m["id"] ?? w).error("widget id '\(id)' must be letters, digits, '-' or '_'")
         }
-        let style = try m["style"].map { s throws(SceneError) in try parseStyle(s, warn: warn) } ?? defaultStyle(type)
+        // A style given in the scene changes the type's defaults (a video layer's padding stays 0 unless set).
+        let style = try m["style"].map { s throws(SceneError) in try parseStyle(s, base: defaultStyle(type), warn: warn) }
+            ?? defaultStyle(type)
         var placement = defaultPlacement(type)
         if let p = m["place"] { placement = try parsePlacement(p, defaults: placement) }
         if type == "timecode" {
@@ -334,8 +336,8 @@ public enum SceneLoader {
         return value
     }
 
-    static func parseStyle(_ n: NodeReader, warn: (String) -> Void) throws(SceneError) -> Style {
-        var s = Style()
+    static func parseStyle(_ n: NodeReader, base: Style = Style(), warn: (String) -> Void) throws(SceneError) -> Style {
+        var s = base
         let m = try n.mapping(allowed: styleKeys, what: "style")
         if let f = m["font"] {
             let family = try nonEmpty(f)

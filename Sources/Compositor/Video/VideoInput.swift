@@ -72,12 +72,16 @@ public final class VideoInput: @unchecked Sendable {
 
     /// The launch text for `size` (used by `--dump-pipeline` and to start).
     public func launch(size: PixelSize) throws -> String {
+        try Self.launch(template: template, source: source, fit: fit, size: size)
+    }
+
+    static func launch(template: PipelineTemplate, source: VideoSource, fit: ImageFit, size: PixelSize) throws -> String {
         let src: String
         switch source {
         case .test(let pattern): src = "videotestsrc is-live=true pattern=\(pattern)"
         case .uri(let uri): src = "uridecodebin name=decoder uri=\"\(PipelineTemplate.quoted(uri))\" caps=video/x-raw"
         }
-        return try template.render(["source": src, "scale": Self.scaling(fit, size), "caps": Self.caps(fit, size)])
+        return try template.render(["source": src, "scale": scaling(fit, size), "caps": caps(fit, size)])
     }
 
     /// How the input reaches the layer's size: letterboxed (`fit`), cropped to the box's shape then scaled
@@ -87,7 +91,7 @@ public final class VideoInput: @unchecked Sendable {
     static func scaling(_ fit: ImageFit, _ size: PixelSize) -> String {
         switch fit {
         case .fit: "videoscale name=input add-borders=true"
-        case .fill: "aspectratiocrop name=input aspect-ratio=\(size.width)/\(size.height) ! videoscale"
+        case .fill: "aspectratiocrop name=input aspect-ratio=\(size.width)/\(size.height) ! videoscale add-borders=false"
         case .center: "videoscale name=input"
         }
     }
