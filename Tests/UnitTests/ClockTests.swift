@@ -41,6 +41,19 @@ import Testing
         #expect(difference(half, drawn, in: box).count == 0)
     }
 
+    /// A time is never cut short ("15:49:…" was drawn for HH:mm:ss.SSS in a wide, low box): it shrinks instead.
+    @Test(arguments: [(480, 200), (1280, 500), (320, 300), (160, 40)])
+    func aLongTimeShrinksToFitAndIsNeverEllipsized(width: Int, height: Int) {
+        let w = clock("HH:mm:ss.SSS")
+        let box = Rect(x: 0, y: 0, width: Double(width), height: Double(height))
+        let engine = TextEngine()
+        w.layout(box: box, frame: PixelSize(width: width, height: height), engine: engine)
+        let layout = TextLayout(engine: engine, text: "08:48:38.888", font: Style().font, pixelSize: w.timeSize,
+                                width: w.content.width, alignment: .center)
+        #expect(!layout.isEllipsized, "\(width)x\(height): \(w.timeSize) px")
+        #expect(w.textBoxes.allSatisfy { w.box.contains($0, tolerance: 0.5) })
+    }
+
     @Test func knowsWhenItsTextNextChanges() {
         let t = fixedWall + 0.25
         #expect(clock().nextChange(after: t) == fixedWall + 1)

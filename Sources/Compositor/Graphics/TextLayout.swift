@@ -89,19 +89,20 @@ public final class TextLayout {
     /// Heights scale linearly with size, so one measurement gives the answer; the loop only corrects rounding.
     public static func fitting(engine: TextEngine, text: String, font: FontStyle, box: Rect, maxSize: Double,
                                minSize: Double = 4, maxLines: Int = 1,
-                               alignment: Alignment = .leading) -> TextLayout {
+                               alignment: Alignment = .leading, whole: Bool = false) -> TextLayout {
         let probe = TextLayout(engine: engine, text: text.isEmpty ? " " : text, font: font, pixelSize: 100)
         let lineHeight = max(1, probe.height) / 100
         var size = min(maxSize, box.height / (lineHeight * Double(max(1, maxLines))))
         if maxLines == 1 && probe.width > 0 {
-            // Shrink to fit the width too, but not below 70 % of the height-fitted size: past that, ellipsize.
+            // Shrink to fit the width too, but not below 70 % of the height-fitted size: past that, ellipsize. A text
+            // that must stay whole (a time) shrinks as far as it needs.
             let widthFit = box.width / (probe.width / 100)
-            size = min(size, max(widthFit, size * 0.7))
+            size = min(size, whole ? widthFit : max(widthFit, size * 0.7))
         }
         size = max(minSize, size.rounded(.down))
         var layout = TextLayout(engine: engine, text: text, font: font, pixelSize: size, width: box.width,
                                 maxLines: maxLines, alignment: alignment)
-        while layout.height > box.height + 0.01 && size > minSize {
+        while (layout.height > box.height + 0.01 || (whole && layout.isEllipsized)) && size > minSize {
             size = max(minSize, size - max(1, size * 0.05).rounded(.down))
             layout = TextLayout(engine: engine, text: text, font: font, pixelSize: size, width: box.width,
                                 maxLines: maxLines, alignment: alignment)

@@ -118,7 +118,8 @@ public final class ClockWidget: WidgetBase, Widget {
 
     private func fit(_ text: String, in rect: Rect, engine: TextEngine) -> Double {
         let maxSize = style.fontSize.map { $0 * scale } ?? rect.height
-        return TextLayout.fitting(engine: engine, text: text, font: style.font, box: rect, maxSize: maxSize).pixelSize
+        // A time is never cut short: "15:49:…" tells nothing. It shrinks to fit the box's width instead.
+        return TextLayout.fitting(engine: engine, text: text, font: style.font, box: rect, maxSize: maxSize, whole: true).pixelSize
     }
 
     @discardableResult
