@@ -23,7 +23,7 @@ size: $SIZE
 fps: $FPS
 background: "#203040"
 widgets:
-  - {id: layer, type: video, source: $OUT/clip.mp4, loop: true, place: fill}
+  - {id: layer, type: video, source: $OUT/clip.mp4, loop: true, place: background}
 YAML
 cat >"$OUT/without.yaml" <<YAML
 size: $SIZE

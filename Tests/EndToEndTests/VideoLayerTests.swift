@@ -221,6 +221,49 @@ extension EndToEnd {
             }
         }
 
+        /// Pass-through latency: a second pipcompose shows the first's stream as its whole picture; the probe reads
+        /// the first's strip through both (decoded, painted, encoded again) and finds the second path later, by what
+        /// one pipcompose in between adds.
+        @Test func aSecondPipcomposeCarriesTheFirstsStripAndItsLatencyIsMeasured() throws {
+            let dir = try TempDir()
+            let (a, urlA) = try startLive([try timecodeScene(dir)])
+            let direct = try #require(urlA, "\(a.allOutput)")
+            let relay = try dir.write("relay.yaml", """
+            size: 640x360
+            fps: 30
+            widgets:
+              - {id: a, type: video, source: "\(direct)", fit: fill, place: background}
+            """)
+            let (b, urlB) = try startLive([relay])
+            let through = try #require(urlB, "\(b.allOutput)")
+            #expect(b.waitForLine(timeout: 30) { $0.contains("video 'a': playing") } != nil, "\(b.allOutput)")
+            let probes = try [direct, through].map {
+                try LiveProcess(binary, ["probe", $0, "--transport", "tcp", "--duration", "6", "--json", "--quiet"])
+            }
+            var p50: [Double] = []
+            for (name, probe) in zip(["direct", "through"], probes) {
+                #expect(probe.waitForExit(timeout: 60) == 0, "\(name): \(probe.allOutput)")
+                let json = (try? JSONSerialization.jsonObject(with: Data(probe.stdout.joined(separator: "\n").utf8))) as? [String: Any]
+                let total = try #require(json?["total"] as? [String: Any], "\(name): \(probe.allOutput)")
+                let first = try #require(total["firstFrame"] as? Int, "\(name): \(total)"), last = try #require(total["lastFrame"] as? Int)
+                // The first's frame numbers, read from the second's pictures too (a repeat or a skip where the two
+                // frame clocks slip past each other is expected through a layer; unreadable strips are not). The
+                // direct probe joins a media the second already plays, between key frames: its decoder shows
+                // pictures it cannot complete until the next one (under a second), so its first second is left out.
+                #expect(last - first > 90, "\(name): \(total)")
+                let seconds = try #require(json?["seconds"] as? [[String: Any]], "\(name)")
+                let later = seconds.filter { ($0["second"] as? Int ?? 0) >= 1 }
+                #expect(later.count >= 4 && later.allSatisfy { $0["unreadable"] as? Int == 0 }, "\(name): \(seconds)")
+                let latency = try #require(total["latencyMs"] as? [String: Any], "\(name): \(total)")
+                p50.append(try #require(latency["p50"] as? Double))
+            }
+            #expect(p50[1] > p50[0], "through a second pipcompose \(p50[1]) ms, direct \(p50[0]) ms")
+            for p in [b, a] {
+                p.signal(SIGINT)
+                #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            }
+        }
+
         /// An RTSP layer taken from a second pipcompose: killed, the layer says so and the stream goes on; started
         /// again on the same port, the picture comes back; the recording lost no frame.
         @Test func anRTSPLayerIsLostAndComesBackWhileTheOutputsGoOn() throws {
