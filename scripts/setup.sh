@@ -23,6 +23,8 @@ PACKAGES=(
     gstreamer1.0-rtsp
     gstreamer1.0-tools
     gstreamer1.0-x
+    # WebRTC (run --webrtc): webrtcbin is in plugins-bad, but its ICE transport (nicesrc/nicesink) is packaged apart
+    gstreamer1.0-nice
     x264
     # fonts: Latin, CJK, Arabic and colour emoji, for Pango's fallback
     fonts-dejavu-core
@@ -38,6 +40,10 @@ PACKAGES=(
     dbus-daemon
     gir1.2-gst-rtsp-server-1.0
     time
+    # a real browser for the WebRTC page's tests: headless Chromium driven by Selenium
+    chromium
+    chromium-driver
+    python3-selenium
 )
 
 missing=()

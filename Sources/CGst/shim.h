@@ -8,6 +8,8 @@
 #include <gst/video/video.h>
 #include <gst/rtsp-server/rtsp-server.h>
 #include <gst/pbutils/pbutils.h>
+#include <gst/sdp/sdp.h>
+#include <gst/webrtc/webrtc.h>
 
 // GST_BUFFER_PTS / DURATION are macros over struct fields.
 static inline void cgst_buffer_set_timing(GstBuffer *buffer, GstClockTime pts, GstClockTime duration) {
@@ -100,5 +102,35 @@ static inline GstTagList *cgst_tag_list_new_title(const gchar *title) {
 static inline gboolean cgst_is_tag_setter(GstElement *element) { return GST_IS_TAG_SETTER(element); }
 static inline GstTagSetter *cgst_tag_setter(GstElement *element) { return GST_TAG_SETTER(element); }
 
+// webrtcbin's action signals are emitted by name, and g_signal_emit_by_name is variadic.
+static inline void cgst_webrtc_set_description(GstElement *webrtc, const gchar *signal,
+                                               GstWebRTCSessionDescription *description, GstPromise *promise) {
+    g_signal_emit_by_name(webrtc, signal, description, promise);
+}
+static inline void cgst_webrtc_create_answer(GstElement *webrtc, GstPromise *promise) {
+    g_signal_emit_by_name(webrtc, "create-answer", NULL, promise);
+}
+
+// GstWebRTCNice's "add-local-ip-address" action signal (variadic emit): ICE then gathers on those addresses only.
+static inline gboolean cgst_webrtc_ice_add_local_ip(gpointer ice, const gchar *address) {
+    gboolean added = FALSE;
+    g_signal_emit_by_name(ice, "add-local-ip-address", address, &added);
+    return added;
+}
+
+// g_object_get is variadic: one property holding an enum, or a pointer (an object or boxed copy, transfer full).
+static inline gint cgst_object_get_enum(gpointer object, const gchar *property) {
+    gint value = 0;
+    g_object_get(object, property, &value, NULL);
+    return value;
+}
+static inline gpointer cgst_object_get_pointer(gpointer object, const gchar *property) {
+    gpointer value = NULL;
+    g_object_get(object, property, &value, NULL);
+    return value;
+}
+
+// GST_PAD_PROBE_INFO_EVENT and GST_EVENT_TYPE are macros.
+static inline GstEvent *cgst_probe_info_event(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_EVENT(info); }
 
 #endif

@@ -67,6 +67,15 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Do not serve the control API.")
     var noControl = false
 
+    @Flag(help: "Serve browsers over WebRTC: WHEP at POST /v1/whep on the control port, and a live page at / there.")
+    var webrtc = false
+
+    @Option(help: "The most WebRTC viewers at once (1...1000); one more is refused with 503.")
+    var webrtcMaxViewers: Int = 64
+
+    @Option(help: "Seconds a WebRTC viewer may take to connect after its answer before it is dropped (1...300).")
+    var webrtcConnectTimeout: Double = 15
+
     @Option(help: "Feed a ticker from a text file, one item a line, followed as it grows: ID=PATH (e.g. memo=news.txt).")
     var tickerFile: [String] = []
 
@@ -132,6 +141,15 @@ struct RunCommand: ParsableCommand {
         for f in tickerFile where !f.contains("=") {
             throw ValidationError("--ticker-file takes ID=PATH, e.g. memo=news.txt; got '\(f)'")
         }
+        if webrtc && noControl {
+            throw ValidationError("--webrtc is served on the control port: drop --no-control")
+        }
+        guard (1...300).contains(webrtcConnectTimeout) else {
+            throw ValidationError("--webrtc-connect-timeout must be 1...300 seconds, got \(webrtcConnectTimeout)")
+        }
+        guard (1...1000).contains(webrtcMaxViewers) else {
+            throw ValidationError("--webrtc-max-viewers must be 1...1000, got \(webrtcMaxViewers)")
+        }
         if !noControl {
             let exposure = Result { () throws(ControlError) in
                 let (host, _) = try ControlServer.parseAddress(control)
@@ -168,6 +186,11 @@ struct RunCommand: ParsableCommand {
         options.encoder.preset = preset
         options.encoder.bitrate = bitrate ?? 0
         options.encoder.keyInterval = keyint ?? 0
+        if webrtc {
+            let (host, _) = try ControlServer.parseAddress(control)
+            options.webrtc = WebRTCSettings(maxViewers: webrtcMaxViewers, addresses: LocalAddresses.forICE(listeningOn: host))
+            options.webrtc?.connectTimeout = webrtcConnectTimeout
+        }
         var s = RunSettings(options: options)
         if !noControl {
             let (host, port) = try ControlServer.parseAddress(control)
@@ -194,7 +217,10 @@ struct RunCommand: ParsableCommand {
         }
         let started: LiveRun.Started
         do { started = try run.start() } catch { throw UserError("cannot start: \(error)") }
-        if let url = started.controlURL { say("control \(url)") }
+        if let url = started.controlURL {
+            say("control \(url)")
+            if webrtc { say("webrtc \(url)/ (WHEP: POST \(url)/v1/whep)") }
+        }
         if let url = started.rtspURL { say("serving \(url)") }
         for id in started.outputs { say("output \(id)") }
         let o = run.settings.options

@@ -62,6 +62,30 @@ public struct ControlClient: Sendable {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
+    /// Sends `body` with its own content type (an SDP offer to WHEP) and returns the status, the response's headers
+    /// and body; throws only when the server cannot be reached.
+    public func request(_ method: String, _ path: String, body: Data?, contentType: String)
+        throws(Failure) -> (status: Int, headers: [String: String], body: Data) {
+        guard let url = URL(string: base + path) else { throw Failure(status: 0, message: "bad URL \(base + path)") }
+        var req = URLRequest(url: url, timeoutInterval: 30)
+        req.httpMethod = method
+        authorize(&req)
+        if let body {
+            req.httpBody = body
+            req.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        }
+        let answer = Answer()
+        URLSession.shared.dataTask(with: req) { d, r, e in answer.set(d, r, e) }.resume()
+        let (data, response, error) = answer.wait()
+        if let error {
+            throw Failure(status: 0, message: "cannot reach pipcompose at \(base): \(error.localizedDescription)")
+        }
+        let http = response as? HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (k, v) in http?.allHeaderFields ?? [:] { headers[String(describing: k).lowercased()] = String(describing: v) }
+        return (http?.statusCode ?? 0, headers, data)
+    }
+
     /// Starts a recording or push; returns its id.
     public func startOutput(record path: String? = nil, push url: String? = nil) throws(Failure) -> String {
         var body: [String: JSONValue] = [:]

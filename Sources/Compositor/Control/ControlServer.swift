@@ -225,7 +225,61 @@ public final class ControlServer: @unchecked Sendable {
                                 try await writer.finish(nil)
                             })
         }
+        addWebRTCRoutes(to: router)
         return router
+    }
+
+    /// WHEP (`POST /v1/whep` with an SDP offer → 201, the answer and its `Location`; `DELETE` there ends it) and
+    /// the page at `/` that plays it.
+    func addWebRTCRoutes(to router: Router<BasicRequestContext>) {
+        let session = self.session
+        router.get("/") { _, _ in
+            guard session.webrtc != nil else {
+                throw HTTPError(.notFound, message: "the live page needs WebRTC: start with run --webrtc")
+            }
+            do {
+                let page = try WebPage.load()
+                return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
+                                body: .init(byteBuffer: ByteBuffer(bytes: page)))
+            } catch { throw HTTPError(.notFound, message: "\(error)") }
+        }
+        router.post("/v1/whep") { request, _ in
+            guard let webrtc = session.webrtc else {
+                throw HTTPError(.notFound, message: "WebRTC is off: start with run --webrtc")
+            }
+            let type = request.headers[.contentType]?.lowercased() ?? ""
+            guard type.hasPrefix("application/sdp") else {
+                throw HTTPError(.unsupportedMediaType,
+                                message: "send the SDP offer with Content-Type: application/sdp (got '\(type)')")
+            }
+            let buffer: ByteBuffer
+            do { buffer = try await request.body.collect(upTo: 64 << 10) } catch {
+                throw HTTPError(.contentTooLarge, message: "an SDP offer is at most 64 KB")
+            }
+            do {
+                let (id, sdp) = try await webrtc.answer(offer: String(decoding: buffer.readableBytesView, as: UTF8.self))
+                return Response(status: .created, headers: [.contentType: "application/sdp", .location: "/v1/whep/\(id)"],
+                                body: .init(byteBuffer: ByteBuffer(string: sdp)))
+            } catch let e as WebRTCOutput.Failure {
+                switch e {
+                case .badOffer: throw HTTPError(.badRequest, message: e.description)
+                case .full: throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "10"], message: e.description)
+                case .unknown: throw HTTPError(.notFound, message: e.description)
+                case .failed: throw HTTPError(.internalServerError, message: e.description)
+                }
+            }
+        }
+        router.delete("/v1/whep/:id") { _, context in
+            guard let webrtc = session.webrtc else {
+                throw HTTPError(.notFound, message: "WebRTC is off: start with run --webrtc")
+            }
+            let id = context.parameters.get("id") ?? ""
+            do { try await webrtc.end(id) } catch { throw HTTPError(.notFound, message: "\(error)") }
+            return try Self.json(["ended": id])
+        }
+        router.patch("/v1/whep/:id") { _, _ -> Response in
+            throw HTTPError(.methodNotAllowed, message: "no trickle ICE: the answer already carries every candidate")
+        }
     }
 
     static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
@@ -273,9 +327,10 @@ struct BearerMiddleware: RouterMiddleware {
     let token: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.headers[.authorization] == "Bearer \(token)" else {
+        // A page and its event stream cannot set headers when a browser opens them: `?token=` works too.
+        guard request.headers[.authorization] == "Bearer \(token)" || request.uri.queryParameters.get("token") == token else {
             throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"],
-                            message: "missing or wrong bearer token (Authorization: Bearer TOKEN)")
+                            message: "missing or wrong bearer token (Authorization: Bearer TOKEN, or ?token=TOKEN in a browser)")
         }
         return try await next(request, context)
     }

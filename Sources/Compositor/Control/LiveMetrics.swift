@@ -46,6 +46,12 @@ public final class LiveMetrics: @unchecked Sendable {
         advance("pipcompose_frames_dropped_total", to: s.dropped)
         advance("pipcompose_frames_encoded_total", to: s.encoded)
         Gauge(label: "pipcompose_viewers").record(s.viewers)
+        if let w = s.webrtc {
+            Gauge(label: "pipcompose_webrtc_viewers").record(w.viewers)
+            advance("pipcompose_webrtc_sessions_total", to: UInt64(w.totals.joined))
+            advance("pipcompose_webrtc_timed_out_total", to: UInt64(w.totals.timedOut))
+            advance("pipcompose_webrtc_refused_total", to: UInt64(w.totals.refused))
+        }
         Gauge(label: "pipcompose_encoder_queue_frames").record(queued)
         Gauge(label: "pipcompose_width").record(s.size.width)
         Gauge(label: "pipcompose_height").record(s.size.height)

@@ -17,11 +17,28 @@ public struct LiveOptions: Sendable {
     public var injectAVOffsetMs: Double = 0
     /// The sound's codec in MKV recordings (every other container carries AAC).
     public var mkvAudioCodec = AudioCodec.aac
+    /// Browsers as viewers over WHEP on the control port (`--webrtc`); nil: off.
+    public var webrtc: WebRTCSettings?
 
     public init(scene: Scene, size: PixelSize? = nil, fps: Int? = nil, outputs: [OutputSpec] = []) {
         self.scene = scene
         self.size = size ?? scene.size
         self.fps = fps ?? scene.fps
         self.outputs = outputs.isEmpty ? [.rtsp(RTSPEndpoint())] : outputs
+    }
+}
+
+/// `run --webrtc`: how many browsers may watch at once, and where ICE may be reached.
+public struct WebRTCSettings: Sendable, Equatable {
+    public var maxViewers = 64
+    /// The local addresses ICE offers: loopback, and the control API's address when it is not loopback (every
+    /// IPv4 interface when it listens on all). Empty: every interface, as libnice picks them.
+    public var addresses: [String] = ["127.0.0.1"]
+    /// A viewer that has not connected this long after its answer is dropped (and counted).
+    public var connectTimeout: Double = 15
+
+    public init(maxViewers: Int = 64, addresses: [String] = ["127.0.0.1"]) {
+        self.maxViewers = maxViewers
+        self.addresses = addresses
     }
 }

@@ -44,6 +44,8 @@ public final class LiveSession: @unchecked Sendable {
     /// The outputs named on the command line, prepared, until `start()` puts them in the topology.
     private var prepared: [PipelineOutput] = []
     public private(set) var rtsp: RTSPOutput?
+    /// WHEP viewers (`--webrtc`), from `prepare()`.
+    public private(set) var webrtc: WebRTCOutput?
     private(set) var loop: FrameLoop?
     /// The one owner of what runs: every change to the topology is made on this queue, one at a time.
     let owner = DispatchQueue(label: "pipcompose.topology")
@@ -62,6 +64,9 @@ public final class LiveSession: @unchecked Sendable {
     private let started = Date()
 
     public init(options: LiveOptions, log: @escaping @Sendable (String) -> Void) {
+        var options = options
+        // Browsers decode constrained baseline (x264's ultrafast is that already; a slower preset would give High).
+        if options.webrtc != nil { options.encoder.constrainedBaseline = true }
         self.options = options
         self.log = log
         var scene = options.scene
@@ -116,6 +121,24 @@ public final class LiveSession: @unchecked Sendable {
                 dump.append((out.id, try out.prepare()))
                 outputs.append(out)
             }
+        }
+        if let settings = options.webrtc {
+            let fan = try PipelineTemplate.load("webrtc"), viewer = try PipelineTemplate.load("webrtc-viewer")
+            let events = self.events, log = self.log
+            webrtc = try WebRTCOutput(template: fan, viewerTemplate: viewer, addresses: settings.addresses,
+                                      maxViewers: settings.maxViewers, connectTimeout: settings.connectTimeout,
+                                      frameClockBase: { [weak self] in self?.loop?.clock.baseTime },
+                                      onEvent: { type, details in
+                events.publish(type, details)
+                let session = details["session"] ?? ""
+                switch type {
+                case "viewerJoined": log("webrtc: \(session) joined (\(details["webrtcViewers"] ?? "?") viewer(s))")
+                case "viewerLeft": log("webrtc: \(session) left: \(details["reason"] ?? "") (\(details["webrtcViewers"] ?? "?") viewer(s))")
+                default: break
+                }
+            })
+            dump.append(("webrtc", try fan.render([:])))
+            dump.append(("webrtc viewer", try viewer.render(["pt": "PT"])))
         }
         prepared = outputs
         return dump
@@ -182,6 +205,7 @@ public final class LiveSession: @unchecked Sendable {
         if encoderTemplate == nil { try prepare() }
         // The RTSP port first: a port in use stops us before any file is created.
         try rtsp?.start()
+        try webrtc?.start()
         let running = self.running
         let loop = try FrameLoop(renderer: renderer, fps: options.fps, duration: options.duration, playback: playback,
                                  encoders: { running.value?.encoders ?? [] },
@@ -194,8 +218,8 @@ public final class LiveSession: @unchecked Sendable {
         loop.onFirstFrame = { events.publish("firstFrame") }
         loop.renderTimer = metrics.renderTime
         loop.dropPattern = options.injectDrops
-        let rtsp = self.rtsp
-        loop.viewers = { rtsp?.viewers ?? 0 }
+        let rtsp = self.rtsp, webrtc = self.webrtc
+        loop.viewers = { (rtsp?.viewers ?? 0) + (webrtc?.viewerCount ?? 0) }
         if !audioTemplates.isEmpty {
             if let musicTemplate {
                 let card = MusicCard(session: self, files: musicFiles, log: log)
@@ -227,6 +251,10 @@ public final class LiveSession: @unchecked Sendable {
             rtsp.frameClockBase = { [weak loop] in loop?.clock.baseTime }
             live.subscribe(rtsp) { [weak rtsp] b, c in rtsp?.deliver(b, c) }
         }
+        if let webrtc {
+            webrtc.source = live
+            live.subscribe(webrtc) { [weak webrtc] b, c in webrtc?.deliver(b, c) }
+        }
         try owner.sync {
             var topology = Topology(size: renderer.size)
             var outputs: [String: PipelineOutput] = [:]
@@ -243,6 +271,7 @@ public final class LiveSession: @unchecked Sendable {
                 audio?.finish(at: 0, timeout: 2)
                 stopMusic()
                 rtsp?.stop()
+                webrtc?.stop()
                 throw error
             }
             lock.withLock { ran = prepared }
@@ -285,6 +314,7 @@ public final class LiveSession: @unchecked Sendable {
             return running.value
         }) else {
             rtsp?.stop()
+            webrtc?.stop()
             return true
         }
         var ok = true
@@ -314,6 +344,7 @@ public final class LiveSession: @unchecked Sendable {
             }
         }
         rtsp?.stop()
+        webrtc?.stop()
         return ok
     }
 
@@ -361,6 +392,8 @@ public final class LiveSession: @unchecked Sendable {
         public var music: MusicPlayer.NowPlaying?
         public var musicGapFrames: Int64 = 0
         public var musicFiles = 0
+        /// WebRTC viewers now (and how many are connected), the limit, and the totals since the start.
+        public var webrtc: (viewers: Int, connected: Int, max: Int, totals: WebRTCOutput.Counts)?
 
         /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
         public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
@@ -373,11 +406,16 @@ public final class LiveSession: @unchecked Sendable {
         let (outputs, retired, final, finalHeld) = lock.withLock { (ran, retiredEncoderDrops, finalEncoded, finalDelayHeld) }
         var outs: [(id: String, state: String, delivered: UInt64, dropped: UInt64, bytes: UInt64)] = []
         if let rtsp { outs.append((rtsp.id, "serving \(rtsp.url)", rtsp.delivered, rtsp.dropped, rtsp.bytes)) }
+        if let webrtc {
+            outs.append((webrtc.id, "serving \(webrtc.viewerCount) WebRTC viewer(s)", webrtc.delivered, webrtc.dropped, webrtc.bytes))
+        }
         for c in outputs { outs.append((c.id, c.state.rawValue, c.delivered, c.dropped, c.bytes)) }
         var status = Status(size: s.size, frame: s.frame, rendered: s.rendered, repeated: s.repeated, late: s.late,
                             encoderDropped: encs.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped } + retired,
                             encoded: graph?.live.encodedFrames ?? final,
-                            outputs: outs, viewers: rtsp?.viewers ?? 0, uptime: Date().timeIntervalSince(started))
+                            outputs: outs, viewers: (rtsp?.viewers ?? 0) + (webrtc?.viewerCount ?? 0),
+                            uptime: Date().timeIntervalSince(started))
+        if let webrtc { status.webrtc = (webrtc.viewerCount, webrtc.connectedCount, webrtc.maxViewers, webrtc.totals) }
         status.restarts = outputs.map { ($0.id, $0.restarts) }
         status.injected = s.injected
         status.delayHeld = graph?.live.delayHeld ?? finalHeld

@@ -20,7 +20,20 @@ public struct StatusPayload: Codable, Sendable {
     public var injected: UInt64
     public var sceneTime: Double
     public var live: Bool
+    /// Every viewer: RTSP and WebRTC.
     public var viewers: Int
+    /// WebRTC (`--webrtc`): sessions now, those connected, the limit, and since the start: joined, left, never
+    /// connected (dropped after the timeout), refused over the limit. Absent without `--webrtc`.
+    public struct WebRTC: Codable, Sendable {
+        public var viewers: Int
+        public var connected: Int
+        public var max: Int
+        public var joined: Int
+        public var left: Int
+        public var timedOut: Int
+        public var refused: Int
+    }
+    public var webrtc: WebRTC?
     public var uptime: Double
     public var outputs: [Output]
     /// The sound: `none`, `ticks` or `tone:HZ`, and AAC packets encoded so far.
@@ -70,6 +83,8 @@ public struct StatusPayload: Codable, Sendable {
         sceneTime = session.loop.map { session.playback.media(at: $0.runningSeconds) } ?? 0
         live = session.playback.duration == nil
         viewers = s.viewers
+        webrtc = s.webrtc.map { WebRTC(viewers: $0.viewers, connected: $0.connected, max: $0.max, joined: $0.totals.joined,
+                                       left: $0.totals.left, timedOut: $0.totals.timedOut, refused: $0.totals.refused) }
         uptime = s.uptime
         audio = s.audio?.choice ?? "none"
         audioPackets = s.audio?.packets ?? 0

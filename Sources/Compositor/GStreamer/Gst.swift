@@ -28,11 +28,14 @@ public struct GstError: Error, CustomStringConvertible, Sendable {
     public var element: String
     public var message: String
     public var debug: String?
+    /// Where in the pipeline it came from ("/GstPipeline:webrtc/GstBin:viewer3/…"), for errors read off a bus.
+    public var path: String?
 
-    public init(element: String, message: String, debug: String? = nil) {
+    public init(element: String, message: String, debug: String? = nil, path: String? = nil) {
         self.element = element
         self.message = message
         self.debug = debug
+        self.path = path
     }
 
     public var description: String {
@@ -52,10 +55,15 @@ public struct GstError: Error, CustomStringConvertible, Sendable {
         var debug: UnsafeMutablePointer<gchar>?
         if warning { gst_message_parse_warning(message, &err, &debug) } else { gst_message_parse_error(message, &err, &debug) }
         let source = cgst_message_src(message).map { String(cString: cgst_object_name($0)) } ?? "pipeline"
+        let path = cgst_message_src(message).flatMap { src -> String? in
+            guard let p = gst_object_get_path_string(src) else { return nil }
+            defer { g_free(p) }
+            return String(cString: p)
+        }
         let text = err.map { String(cString: $0.pointee.message) } ?? "unknown error"
         let dbg = debug.map { String(cString: $0) }
         if let err { g_error_free(err) }
         if let debug { g_free(debug) }
-        return GstError(element: source, message: text, debug: dbg)
+        return GstError(element: source, message: text, debug: dbg, path: path)
     }
 }

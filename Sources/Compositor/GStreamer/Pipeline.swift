@@ -284,3 +284,43 @@ private final class CapsProbeBox {
     let handler: (MediaCaps) -> Void
     init(_ handler: @escaping (MediaCaps) -> Void) { self.handler = handler }
 }
+
+/// The closure of a pad probe that runs once (idle) or on each upstream key-unit request.
+private final class PadProbeBox {
+    let handler: (UnsafeMutablePointer<GstPad>) -> Void
+    init(_ handler: @escaping (UnsafeMutablePointer<GstPad>) -> Void) { self.handler = handler }
+}
+
+extension Pipeline {
+    /// Runs `handler` once no data is flowing through `pad` (at once if idle), on whichever thread finds it so:
+    /// the safe moment to unlink a branch from a running tee.
+    static func whenIdle(_ pad: UnsafeMutablePointer<GstPad>, _ handler: @escaping (UnsafeMutablePointer<GstPad>) -> Void) {
+        let box = Unmanaged.passRetained(PadProbeBox(handler)).toOpaque()
+        let probe: @convention(c) (UnsafeMutablePointer<GstPad>?, UnsafeMutablePointer<GstPadProbeInfo>?,
+                                   gpointer?) -> GstPadProbeReturn = { pad, _, data in
+            if let pad, let data { Unmanaged<PadProbeBox>.fromOpaque(data).takeUnretainedValue().handler(pad) }
+            return GST_PAD_PROBE_REMOVE
+        }
+        let destroy: @convention(c) (gpointer?) -> Void = { data in
+            if let data { Unmanaged<PadProbeBox>.fromOpaque(data).release() }
+        }
+        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_IDLE, probe, box, destroy)
+    }
+
+    /// Calls `handler` for each upstream force-key-unit event reaching `pad` (a receiver's PLI or FIR), and lets it
+    /// go on.
+    static func probeUpstreamKeyUnit(on pad: UnsafeMutablePointer<GstPad>, _ handler: @escaping () -> Void) {
+        let box = Unmanaged.passRetained(PadProbeBox({ _ in handler() })).toOpaque()
+        let probe: @convention(c) (UnsafeMutablePointer<GstPad>?, UnsafeMutablePointer<GstPadProbeInfo>?,
+                                   gpointer?) -> GstPadProbeReturn = { pad, info, data in
+            guard let pad, let info, let data, let event = cgst_probe_info_event(info),
+                  gst_video_event_is_force_key_unit(event) != 0 else { return GST_PAD_PROBE_OK }
+            Unmanaged<PadProbeBox>.fromOpaque(data).takeUnretainedValue().handler(pad)
+            return GST_PAD_PROBE_OK
+        }
+        let destroy: @convention(c) (gpointer?) -> Void = { data in
+            if let data { Unmanaged<PadProbeBox>.fromOpaque(data).release() }
+        }
+        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, probe, box, destroy)
+    }
+}

@@ -38,4 +38,21 @@ enum Signals {
         return g_signal_connect_data(instance, name, unsafeBitCast(trampoline, to: GCallback.self), box, destroy,
                                      GConnectFlags(rawValue: 0))
     }
+
+    /// For signals of the shape `void (*)(Instance *self, guint a, guint b, gpointer user_data)` (rtpbin's
+    /// `on-timeout`: session and SSRC), when the arguments do not matter.
+    @discardableResult
+    static func connect(_ instance: UnsafeMutableRawPointer, _ name: String,
+                        twoIntegers handler: @escaping () -> Void) -> gulong {
+        let box = Unmanaged.passRetained(SignalBox({ _, _ in handler() })).toOpaque()
+        let trampoline: @convention(c) (UnsafeMutableRawPointer?, guint, guint, UnsafeMutableRawPointer?) -> Void = {
+            _, _, _, data in
+            Unmanaged<SignalBox>.fromOpaque(data!).takeUnretainedValue().handler(nil, nil)
+        }
+        let destroy: @convention(c) (gpointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
+            Unmanaged<SignalBox>.fromOpaque(data!).release()
+        }
+        return g_signal_connect_data(instance, name, unsafeBitCast(trampoline, to: GCallback.self), box, destroy,
+                                     GConnectFlags(rawValue: 0))
+    }
 }

@@ -25,6 +25,9 @@ public struct EncoderSettings: Sendable, Equatable {
     public var keyInterval = 0
     /// Encoder threads; 0 = automatic.
     public var threads = 0
+    /// Pins the H.264 profile to constrained baseline, what every WebRTC browser decodes (x264's ultrafast is that
+    /// already; slower presets would give High, which Chromium does not offer to receive).
+    public var constrainedBaseline = false
 
     public init() {}
 
@@ -65,6 +68,7 @@ public struct EncoderSettings: Sendable, Equatable {
             "bitrate": String(bitrate(for: size, fps: fps)),
             "keyint": String(keyInterval > 0 ? keyInterval : fps),
             "threads": String(threads),
+            "profile_caps": constrainedBaseline ? ",profile=constrained-baseline" : "",
         ]
     }
 }

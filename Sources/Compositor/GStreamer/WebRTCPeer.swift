@@ -1,0 +1,193 @@
+import CGst
+import Foundation
+
+/// One WebRTC viewer inside a running fan-out pipeline: a bin (`pipelines/webrtc-viewer.pipeline`: a leaky queue,
+/// the RTP payloader, webrtcbin) hung on the pipeline's tee, answering one SDP offer. The bin is owned here from
+/// `init` to `remove()`; the webrtcbin's promises are waited for on the caller's thread (never the bus thread).
+///
+/// `@unchecked Sendable`: the GStreamer objects are touched by the owner's queue only; the callbacks come from
+/// GStreamer's threads and only call the closures given.
+final class WebRTCPeer: @unchecked Sendable {
+    /// The bin's name: the viewer's errors on the shared bus carry it in their path.
+    let name: String
+    private let pipeline: UnsafeMutablePointer<GstElement>
+    private let bin: UnsafeMutablePointer<GstElement>
+    private let webrtc: UnsafeMutablePointer<GstElement>
+    private let tee: UnsafeMutablePointer<GstElement>
+    private var teePad: UnsafeMutablePointer<GstPad>?
+    private var removed = false
+
+    /// - Parameters:
+    ///   - launch: the viewer's bin as gst-launch text, ending in `webrtcbin name=peer`.
+    ///   - addresses: the only local addresses ICE gathers on (loopback and the address the page was served on);
+    ///     empty: every interface.
+    init(in owner: Pipeline, teeNamed teeName: String, name: String, launch: String, addresses: [String]) throws(GstError) {
+        self.name = name
+        var error: UnsafeMutablePointer<GError>?
+        guard let bin = gst_parse_bin_from_description(launch, 1, &error).flatMap({ cgst_element(UnsafeMutableRawPointer($0)) })
+        else { throw GstError.take(error, element: name, fallback: "cannot build the viewer's bin") }
+        gst_object_set_name(cgst_object(UnsafeMutableRawPointer(bin)), name)
+        guard let webrtc = gst_bin_get_by_name(cgst_bin(bin), "peer") else {
+            gst_object_unref(UnsafeMutableRawPointer(bin))
+            throw GstError(element: name, message: "webrtc-viewer.pipeline needs 'webrtcbin name=peer'")
+        }
+        guard let tee = owner.element(named: teeName) else {
+            gst_object_unref(UnsafeMutableRawPointer(webrtc))
+            gst_object_unref(UnsafeMutableRawPointer(bin))
+            throw GstError(element: name, message: "the fan-out pipeline has no element '\(teeName)'")
+        }
+        self.bin = bin
+        self.webrtc = webrtc
+        self.tee = tee
+        pipeline = owner.element
+        gst_object_ref(UnsafeMutableRawPointer(pipeline))
+        if let ice = cgst_object_get_pointer(UnsafeMutableRawPointer(webrtc), "ice-agent") {
+            for a in addresses { _ = cgst_webrtc_ice_add_local_ip(ice, a) }
+            g_object_unref(ice)
+        }
+        // Into the running pipeline, playing, then fed from the tee.
+        gst_bin_add(cgst_bin(pipeline), bin)
+        _ = gst_element_sync_state_with_parent(bin)
+        guard let src = gst_element_request_pad_simple(tee, "src_%u"),
+              let sink = gst_element_get_static_pad(bin, "sink") else {
+            remove()
+            throw GstError(element: name, message: "cannot link the viewer to the stream")
+        }
+        defer { gst_object_unref(UnsafeMutableRawPointer(sink)) }
+        teePad = src
+        guard gst_pad_link(src, sink) == GST_PAD_LINK_OK else {
+            remove()
+            throw GstError(element: name, message: "cannot link the viewer to the stream")
+        }
+    }
+
+    deinit {
+        assert(removed, "WebRTCPeer \(name) released without remove()")
+    }
+
+    /// Sets the remote offer, creates and sets the answer, waits for ICE gathering to complete (non-trickle: the
+    /// candidates are in the answer), and returns the answer's text.
+    func answer(offer text: String, gatherTimeout: TimeInterval) throws(GstError) -> String {
+        var sdp: UnsafeMutablePointer<GstSDPMessage>?
+        guard gst_sdp_message_new_from_text(text, &sdp) == GST_SDP_OK, let sdp else {
+            throw GstError(element: name, message: "the offer is not SDP GStreamer can read")
+        }
+        guard let offer = gst_webrtc_session_description_new(GST_WEBRTC_SDP_TYPE_OFFER, sdp) else {
+            throw GstError(element: name, message: "cannot use the offer")
+        }
+        defer { gst_webrtc_session_description_free(offer) }
+        try wait("set-remote-description") { cgst_webrtc_set_description(webrtc, "set-remote-description", offer, $0) }?.release()
+        guard let reply = try wait("create-answer", { cgst_webrtc_create_answer(webrtc, $0) }),
+              let value = gst_structure_get_value(reply.structure, "answer"),
+              let answer = g_value_get_boxed(value).map({ $0.assumingMemoryBound(to: GstWebRTCSessionDescription.self) })
+        else { throw GstError(element: name, message: "webrtcbin made no answer for this offer") }
+        let ours = gst_webrtc_session_description_copy(answer)!
+        defer { gst_webrtc_session_description_free(ours) }
+        reply.release()
+        // Gathering starts with the local description; wait for it to complete (a few hundred ms on a host).
+        let gathered = DispatchSemaphore(value: 0)
+        let handler = Signals.connect(UnsafeMutableRawPointer(webrtc), "notify::ice-gathering-state") { [webrtc] _, _ in
+            if cgst_object_get_enum(UnsafeMutableRawPointer(webrtc), "ice-gathering-state")
+                == Int32(GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE.rawValue) { gathered.signal() }
+        }
+        defer { g_signal_handler_disconnect(UnsafeMutableRawPointer(webrtc), handler) }
+        try wait("set-local-description") { cgst_webrtc_set_description(webrtc, "set-local-description", ours, $0) }?.release()
+        if cgst_object_get_enum(UnsafeMutableRawPointer(webrtc), "ice-gathering-state")
+            != Int32(GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE.rawValue),
+           gathered.wait(timeout: .now() + gatherTimeout) == .timedOut {
+            throw GstError(element: name, message: "ICE gathering did not complete within \(Int(gatherTimeout)) s (no usable local address?)")
+        }
+        guard let local = cgst_object_get_pointer(UnsafeMutableRawPointer(webrtc), "local-description")?
+            .assumingMemoryBound(to: GstWebRTCSessionDescription.self) else {
+            throw GstError(element: name, message: "no local description after gathering")
+        }
+        defer { gst_webrtc_session_description_free(local) }
+        guard let textPointer = gst_sdp_message_as_text(local.pointee.sdp) else {
+            throw GstError(element: name, message: "cannot write the answer")
+        }
+        defer { g_free(textPointer) }
+        return String(cString: textPointer)
+    }
+
+    /// The connection state as webrtcbin names it: new, connecting, connected, disconnected, failed, closed.
+    var connectionState: String {
+        let v = cgst_object_get_enum(UnsafeMutableRawPointer(webrtc), "connection-state")
+        return ["new", "connecting", "connected", "disconnected", "failed", "closed"][Int(max(0, min(5, v)))]
+    }
+
+    /// Calls `handler` (on a GStreamer thread) with each new connection state.
+    func onConnectionState(_ handler: @escaping (String) -> Void) {
+        Signals.connect(UnsafeMutableRawPointer(webrtc), "notify::connection-state") { [weak self] _, _ in
+            if let self { handler(self.connectionState) }
+        }
+    }
+
+    /// Calls `handler` when the viewer's RTCP has been silent long enough for the RTP session to time it out (a tab
+    /// closed without saying so: about 30 s); webrtcbin's ICE alone never notices.
+    func onReceiverTimeout(_ handler: @escaping () -> Void) {
+        guard let rtpbin = gst_bin_get_by_name(cgst_bin(webrtc), "rtpbin") else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(rtpbin)) }
+        Signals.connect(UnsafeMutableRawPointer(rtpbin), "on-timeout", twoIntegers: handler)
+    }
+
+    /// Calls `handler` for every key-frame request (PLI/FIR) the viewer sends: they end at the fan-out's appsrc,
+    /// and the encoder lives in another pipeline.
+    func onKeyFrameRequest(_ handler: @escaping () -> Void) {
+        guard let sink = gst_element_get_static_pad(bin, "sink") else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(sink)) }
+        Pipeline.probeUpstreamKeyUnit(on: sink, handler)
+    }
+
+    /// Unhooks the viewer from the tee when no buffer is passing, then stops and drops its bin. Idempotent.
+    func remove() {
+        guard !removed else { return }
+        removed = true
+        if let teePad {
+            let done = DispatchSemaphore(value: 0)
+            Pipeline.whenIdle(teePad) { [bin, tee] pad in
+                if let sink = gst_element_get_static_pad(bin, "sink") {
+                    gst_pad_unlink(pad, sink)
+                    gst_object_unref(UnsafeMutableRawPointer(sink))
+                }
+                gst_element_release_request_pad(tee, pad)
+                done.signal()
+            }
+            _ = done.wait(timeout: .now() + 2)
+            gst_object_unref(UnsafeMutableRawPointer(teePad))
+            self.teePad = nil
+        }
+        gst_element_set_state(bin, GST_STATE_NULL)
+        gst_bin_remove(cgst_bin(pipeline), bin)
+        gst_object_unref(UnsafeMutableRawPointer(webrtc))
+        gst_object_unref(UnsafeMutableRawPointer(tee))
+        gst_object_unref(UnsafeMutableRawPointer(pipeline))
+    }
+
+    /// A promise's reply, owned until `release()`.
+    private struct Reply {
+        let promise: UnsafeMutablePointer<GstPromise>
+        var structure: UnsafePointer<GstStructure>
+        func release() { gst_promise_unref(promise) }
+    }
+
+    /// Emits an action with a new promise and waits for it; a reply with an `error` field is thrown.
+    private func wait(_ what: String, _ emit: (UnsafeMutablePointer<GstPromise>) -> Void) throws(GstError) -> Reply? {
+        let promise = gst_promise_new()!
+        emit(promise)
+        let result = gst_promise_wait(promise)
+        guard result == GST_PROMISE_RESULT_REPLIED else {
+            gst_promise_unref(promise)
+            throw GstError(element: name, message: "\(what) was not answered")
+        }
+        guard let reply = gst_promise_get_reply(promise) else {
+            gst_promise_unref(promise)
+            return nil
+        }
+        if let value = gst_structure_get_value(reply, "error"), let e = g_value_get_boxed(value) {
+            let message = String(cString: e.assumingMemoryBound(to: GError.self).pointee.message)
+            gst_promise_unref(promise)
+            throw GstError(element: name, message: "\(what): \(message)")
+        }
+        return Reply(promise: promise, structure: reply)
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+
+/// Browsers as viewers (WHEP): the live encoder's H.264, encoded once, fanned out in one pipeline
+/// (`pipelines/webrtc.pipeline`: appsrc → tee) to one webrtcbin per viewer (`pipelines/webrtc-viewer.pipeline`).
+///
+/// A viewer joins with `POST /v1/whep` (an SDP offer; the answer carries every ICE candidate, no trickle) and
+/// leaves with `DELETE` on its location, by ICE or DTLS failing, by its RTCP going silent (a tab closed without a
+/// word: webrtcbin's ICE alone never notices), or by never connecting within `connectTimeout`. Each viewer's queue is
+/// leaky: a slow one loses frames (and asks for a key frame), never holds the others or grows memory. A viewer's
+/// key-frame requests (PLI/FIR) reach the encoder through `requestKeyFrameForViewer`, spaced and shared as for RTSP.
+///
+/// `@unchecked Sendable`: viewers and counters are behind `lock`; GStreamer work on viewers runs on `queue`;
+/// `source` and `frameClockBase` are set once before the first frame.
+public final class WebRTCOutput: @unchecked Sendable {
+    public struct Counts: Sendable, Equatable {
+        public var joined = 0
+        public var left = 0
+        /// Answered, but ICE/DTLS never connected within the timeout.
+        public var timedOut = 0
+        /// Refused: over the limit.
+        public var refused = 0
+    }
+
+    public enum Failure: Error, CustomStringConvertible {
+        case badOffer(String)
+        case full(Int)
+        case unknown(String)
+        case failed(String)
+
+        public var description: String {
+            switch self {
+            case .badOffer(let s): s
+            case .full(let n): "this stream already has its \(n) WebRTC viewers (--webrtc-max-viewers); try again later"
+            case .unknown(let id): "no WebRTC session '\(id)' (it ended, or was never made)"
+            case .failed(let s): s
+            }
+        }
+    }
+
+    private struct Viewer {
+        let peer: WebRTCPeer
+        let joined: Double
+        var connected = false
+    }
+
+    public let id = "webrtc"
+    public let maxViewers: Int
+    public let connectTimeout: TimeInterval
+    private let pipeline: Pipeline
+    private let input: AppSource
+    private let viewerTemplate: PipelineTemplate
+    private let addresses: [String]
+    private let onEvent: @Sendable (String, [String: String]) -> Void
+    private let queue = DispatchQueue(label: "webrtc-signaling")
+    private let lock = NSLock()
+    private var viewers: [String: Viewer] = [:]
+    private var nextNumber = 1
+    private var gate = StreamGate()
+    private var counts = Counts()
+    private var _delivered: UInt64 = 0
+    private var _bytes: UInt64 = 0
+    /// The live encoder (key frames for joining viewers); set by the session.
+    public var source: Encoder?
+
+    /// - Parameters:
+    ///   - addresses: the local addresses ICE offers (loopback and where the control API listens); empty: all.
+    public init(template: PipelineTemplate, viewerTemplate: PipelineTemplate, addresses: [String], maxViewers: Int,
+                connectTimeout: TimeInterval = 15,
+                frameClockBase: @escaping @Sendable () -> MediaTime?,
+                onEvent: @escaping @Sendable (String, [String: String]) -> Void) throws {
+        self.viewerTemplate = viewerTemplate
+        self.addresses = addresses
+        self.maxViewers = maxViewers
+        self.connectTimeout = connectTimeout
+        self.onEvent = onEvent
+        pipeline = try Pipeline(name: "webrtc", launch: try template.render([:]))
+        guard let input = pipeline.appSource(named: "in", maxBuffers: 8) else {
+            pipeline.stop(drain: false)
+            throw GstError(element: "webrtc", message: "\(template.path) needs 'appsrc name=in' and 'tee name=fan'")
+        }
+        self.input = input
+        input.mapTimestamps(frameClockBase: frameClockBase)
+    }
+
+    public func start() throws {
+        try pipeline.play { [weak self] event in
+            // A viewer's error (its path names its bin) ends that viewer only.
+            guard let self, case .error(let e) = event else { return }
+            let owner = lock.withLock { viewers.keys.first { e.path?.contains("/GstBin:\($0)/") == true || e.path?.hasSuffix("/GstBin:\($0)") == true } }
+            if let owner { queue.async { [weak self] in self?.drop(owner, reason: "failed: \(e.message)") } }
+        }
+    }
+
+    public var viewerCount: Int { lock.withLock { viewers.count } }
+    public var connectedCount: Int { lock.withLock { viewers.values.filter(\.connected).count } }
+    public var totals: Counts { lock.withLock { counts } }
+    public var delivered: UInt64 { lock.withLock { _delivered } }
+    public var bytes: UInt64 { lock.withLock { _bytes } }
+    public var dropped: UInt64 { input.dropped }
+
+    /// Answers a WHEP offer: returns the session id and the SDP answer. Throws `.badOffer` (nothing we can send, or
+    /// not SDP), `.full` over the limit, `.failed` when GStreamer could not answer.
+    public func answer(offer: String) async throws -> (id: String, sdp: String) {
+        let codec: SDPOffer.Codec
+        do { codec = try SDPOffer.parse(offer).h264() } catch { throw Failure.badOffer(error.description) }
+        let id: String = try lock.withLock {
+            guard viewers.count < maxViewers else {
+                counts.refused += 1
+                throw Failure.full(maxViewers)
+            }
+            defer { nextNumber += 1 }
+            return "viewer\(nextNumber)"
+        }
+        return try await withCheckedThrowingContinuation { done in
+            queue.async { [self] in
+                do {
+                    let launch = try viewerTemplate.render(["pt": String(codec.payloadType)])
+                    let peer = try WebRTCPeer(in: pipeline, teeNamed: "fan", name: id, launch: launch, addresses: addresses)
+                    let sdp: String
+                    do { sdp = try peer.answer(offer: offer, gatherTimeout: 5) } catch {
+                        peer.remove()
+                        throw error
+                    }
+                    let now = ProcessInfo.processInfo.systemUptime
+                    let count = lock.withLock { () -> Int in
+                        viewers[id] = Viewer(peer: peer, joined: now)
+                        counts.joined += 1
+                        return viewers.count
+                    }
+                    watch(peer, id: id)
+                    onEvent("viewerJoined", ["kind": "webrtc", "session": id, "webrtcViewers": String(count)])
+                    done.resume(returning: (id, sdp))
+                } catch let e as GstError {
+                    done.resume(throwing: Failure.failed("cannot answer the offer: \(e.message)"))
+                } catch {
+                    done.resume(throwing: Failure.failed("cannot answer the offer: \(error)"))
+                }
+            }
+        }
+    }
+
+    /// Ends a session (`DELETE` on its location).
+    public func end(_ id: String) async throws {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            queue.async { [self] in
+                guard lock.withLock({ viewers[id] != nil }) else { return done.resume(throwing: Failure.unknown(id)) }
+                drop(id, reason: "ended by the viewer")
+                done.resume()
+            }
+        }
+    }
+
+    /// Connection changes, RTCP silence, key-frame requests, and the timeout for never connecting.
+    private func watch(_ peer: WebRTCPeer, id: String) {
+        peer.onConnectionState { [weak self] state in
+            guard let self else { return }
+            switch state {
+            case "connected":
+                let first = lock.withLock { () -> Bool in
+                    guard var v = viewers[id], !v.connected else { return false }
+                    v.connected = true
+                    viewers[id] = v
+                    return true
+                }
+                if first {
+                    source?.requestKeyFrameForViewer()
+                    onEvent("viewerConnected", ["kind": "webrtc", "session": id])
+                }
+            case "failed", "closed":
+                queue.async { [weak self] in self?.drop(id, reason: "connection \(state)") }
+            default: break
+            }
+        }
+        peer.onReceiverTimeout { [weak self] in
+            self?.queue.async { [weak self] in self?.drop(id, reason: "the viewer went silent (no RTCP)") }
+        }
+        peer.onKeyFrameRequest { [weak self] in self?.source?.requestKeyFrameForViewer() }
+        queue.asyncAfter(deadline: .now() + connectTimeout) { [weak self] in
+            guard let self else { return }
+            let never = lock.withLock { viewers[id].map { !$0.connected } ?? false }
+            if never {
+                lock.withLock { counts.timedOut += 1 }
+                drop(id, reason: "never connected within \(Int(connectTimeout)) s (ICE or DTLS)")
+            }
+        }
+    }
+
+    /// On `queue`: takes the viewer out of the pipeline.
+    private func drop(_ id: String, reason: String) {
+        guard let v = lock.withLock({ viewers.removeValue(forKey: id) }) else { return }
+        v.peer.remove()
+        let count = lock.withLock { () -> Int in
+            counts.left += 1
+            return viewers.count
+        }
+        onEvent("viewerLeft", ["kind": "webrtc", "session": id, "reason": reason, "webrtcViewers": String(count)])
+    }
+
+    /// Called on the encoder's streaming thread: from the first key frame on, every frame goes to the tee.
+    public func deliver(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard gate.admit(buffer) else { return }
+        gate.pass(caps, to: input)
+        _ = input.push(buffer.shallowCopy())
+        _delivered += 1
+        _bytes += UInt64(buffer.size)
+    }
+
+    /// Ends every session and the pipeline.
+    public func stop() {
+        queue.sync {
+            for id in lock.withLock({ Array(viewers.keys) }) { drop(id, reason: "pipcompose stopped") }
+        }
+        input.endOfStream()
+        pipeline.stop(drain: false)
+    }
+}

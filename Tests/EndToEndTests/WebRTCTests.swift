@@ -1,0 +1,138 @@
+import Compositor
+import Foundation
+import Testing
+import TestSupport
+
+/// Runs the browser fixture (headless Chromium through Selenium) and returns what the page saw.
+func browserViewer(_ url: String, _ args: [String] = [], timeout: TimeInterval = 150) throws -> [String: Any] {
+    let r = try LiveProcess("/usr/bin/python3", [fixture("web_viewer.py"), url] + args)
+    #expect(r.waitForExit(timeout: timeout) == 0, "\(r.allOutput)")
+    let line = r.stdout.last { $0.hasPrefix("{") } ?? "{}"
+    return (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? ["output": r.allOutput]
+}
+
+/// A WHEP request with an SDP (or any) body: status, headers, body text.
+func whep(_ control: String, _ method: String, _ path: String = "/v1/whep", sdp: String? = nil,
+          contentType: String = "application/sdp") throws -> (status: Int, headers: [String: String], text: String) {
+    let client = try ControlClient(base: control, token: nil)
+    let r = try client.request(method, path, body: sdp.map { Data($0.utf8) }, contentType: contentType)
+    return (r.status, r.headers, String(decoding: r.body, as: UTF8.self))
+}
+
+let chromiumOffer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/chromium-156-offer.sdp")
+
+extension EndToEnd {
+    @Suite(.serialized) struct WebRTCTests {
+        /// The page in headless Chromium plays the stream over WHEP (the video's time advances, its width is the
+        /// stream's, the page reads the timecode strip in every picture), then "follow this window" with a new
+        /// size for the video element re-lays the stream for it; leaving the page ends its session.
+        @Test func aBrowserPlaysThePageAndItsWindowDrivesTheRenderSize() throws {
+            let dir = try TempDir()
+            let (p, _) = try startLive([try timecodeScene(dir), "--webrtc"])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            #expect(p.stdout.contains { $0.hasPrefix("webrtc \(c)/") }, "\(p.allOutput)")
+            let shot = dir.file("video.png")
+            let seen = try browserViewer(c + "/", ["--seconds", "3", "--resize", "480x270", "--screenshot", shot])
+            #expect(seen["error"] == nil, "\(seen)\n\(p.allOutput)")
+            let times = seen["currentTime"] as? [Double] ?? []
+            #expect(times.count == 2 && times[1] - times[0] > 2, "currentTime \(times)")
+            #expect(seen["videoWidth"] as? Int == 640 && seen["videoHeight"] as? Int == 360, "\(seen)")
+            let stats = seen["stats"] as? [String: Any] ?? [:]
+            // The strip reads in the browser's pictures: the picture is the scene's, not garbage.
+            #expect((stats["readable"] as? Int ?? 0) > 60, "\(stats)")
+            #expect(seen["resizedTo"] as? [Int] == [480, 270], "\(seen)")
+            #expect(p.waitForLine { $0.contains("resized to 480x270") } != nil, "\(p.allOutput)")
+            let sizes = (stats["sizes"] as? [[String: Any]] ?? []).map { "\($0["width"] ?? 0)x\($0["height"] ?? 0)" }
+            #expect(sizes == ["640x360", "480x270"], "\(sizes)")
+            #expect((stats["width"] as? Int) == 480, "\(stats)")
+            // The screenshot of the video element holds the scene: bright strip cells and text on the dark background.
+            let rgb = try rgbPixels(shot)
+            let bright = stride(from: 0, to: rgb.count - 2, by: 3).filter { rgb[$0] > 200 && rgb[$0 + 1] > 200 && rgb[$0 + 2] > 200 }.count
+            #expect(bright > 2000, "bright pixels in the screenshot: \(bright)")
+            // Leaving the page ended its session at once.
+            #expect(p.waitForLine(timeout: 15) { $0.contains("webrtc: viewer1 left: ended by the viewer") } != nil, "\(p.allOutput)")
+            let webrtc = statusJSON(c)["webrtc"] as? [String: Any]
+            #expect(webrtc?["viewers"] as? Int == 0 && webrtc?["joined"] as? Int == 1, "\(String(describing: webrtc))")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
+        /// Off loopback the page and WHEP need the token, in a header or `?token=` (a browser cannot send headers
+        /// when it opens a page).
+        @Test func thePageNeedsTheTokenOffLoopback() throws {
+            let dir = try TempDir()
+            let port = freePort()
+            let (p, _) = try startLive([try timecodeScene(dir), "--webrtc", "--control", "0.0.0.0:\(port)",
+                                        "--control-token", "s3cret"])
+            let c = "http://127.0.0.1:\(port)"
+            let (status, body) = http("GET", c + "/")
+            #expect(status == 401 && String(decoding: body, as: UTF8.self).contains("?token="), "\(status)")
+            let offer = try String(contentsOf: chromiumOffer, encoding: .utf8)
+            #expect(try whep(c, "POST", sdp: offer).status == 401)
+            let seen = try browserViewer(c + "/?token=s3cret", ["--seconds", "1"])
+            #expect(seen["error"] == nil && (seen["videoWidth"] as? Int) == 640, "\(seen)\n\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
+        /// Refusals, each with a status and a message that says what to do; a session that never connects is
+        /// dropped after the timeout and counted; over the limit is 503; an RTSP viewer watching all along
+        /// loses nothing.
+        @Test func badOffersLimitsAndDeadSessionsLeaveTheOtherViewersAlone() throws {
+            let dir = try TempDir()
+            let (p, url) = try startLive([try timecodeScene(dir), "--webrtc", "--webrtc-max-viewers", "1",
+                                          "--webrtc-connect-timeout", "3"])
+            let c = try #require(controlURL(p)), u = try #require(url)
+            let watcher = try startWatcher(u, scene: try timecodeScene(dir))
+            let offer = try String(contentsOf: chromiumOffer, encoding: .utf8)
+
+            let notSDP = try whep(c, "POST", sdp: "hello")
+            #expect(notSDP.status == 400 && notSDP.text.contains("not an SDP offer"), "\(notSDP)")
+            let json = try whep(c, "POST", sdp: offer, contentType: "application/json")
+            #expect(json.status == 415 && json.text.contains("Content-Type"), "\(json)")
+            let vp8Only = offer.split(separator: "\r\n", omittingEmptySubsequences: false)
+                .filter { !$0.contains("H264") && !$0.hasPrefix("a=fmtp:") }
+                .map { $0.hasPrefix("m=video") ? "m=video 9 UDP/TLS/RTP/SAVPF 96" : String($0) }.joined(separator: "\r\n")
+            let vp8 = try whep(c, "POST", sdp: vp8Only)
+            #expect(vp8.status == 400 && vp8.text.contains("the offer has") && vp8.text.contains("H.264"), "\(vp8)")
+            let unknown = try whep(c, "DELETE", "/v1/whep/viewer99")
+            #expect(unknown.status == 404 && unknown.text.contains("viewer99"), "\(unknown)")
+            #expect(try whep(c, "PATCH", "/v1/whep/viewer1", sdp: "a=candidate:1", contentType: "application/trickle-ice-sdpfrag").status == 405)
+
+            // A real offer (Chromium's), whose browser is gone: answered, then dropped when it never connects.
+            let first = try whep(c, "POST", sdp: offer)
+            #expect(first.status == 201 && first.text.hasPrefix("v=0") && first.text.contains("a=candidate:")
+                    && first.text.contains("H264/90000"), "\(first)")
+            #expect(first.headers["location"] == "/v1/whep/viewer1", "\(first.headers)")
+            let second = try whep(c, "POST", sdp: offer)
+            #expect(second.status == 503 && second.text.contains("--webrtc-max-viewers"), "\(second)")
+            #expect(p.waitForLine(timeout: 20) { $0.contains("viewer1 left: never connected within 3 s") } != nil, "\(p.allOutput)")
+            let third = try whep(c, "POST", sdp: offer)
+            #expect(third.status == 201, "\(third)")
+            let ended = try whep(c, "DELETE", third.headers["location"] ?? "/v1/whep/none")
+            #expect(ended.status == 200, "\(ended)")
+            let webrtc = statusJSON(c)["webrtc"] as? [String: Any]
+            #expect(webrtc?["timedOut"] as? Int == 1 && webrtc?["refused"] as? Int == 1 && webrtc?["joined"] as? Int == 2
+                    && webrtc?["viewers"] as? Int == 0, "\(String(describing: webrtc))")
+            let metrics = String(decoding: http("GET", c + "/metrics").1, as: UTF8.self)
+            #expect(metrics.contains("pipcompose_webrtc_viewers 0") && metrics.contains("pipcompose_webrtc_timed_out_total 1"), "\(metrics)")
+
+            let watched = try stopWatcher(watcher)
+            #expect(watched.int("dropped") == 0 && watched.int("repeated") == 0 && watched.int("unreadable") == 0,
+                    "\(watched.total)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+
+            // Refused before anything starts.
+            let noControl = try tool([binary, "run", "--webrtc", "--no-control", "--duration", "1"])
+            #expect(noControl.status != 0 && noControl.err.contains("drop --no-control"), "\(noControl.err)")
+            let (plain, _) = try startLive([try timecodeScene(dir)])
+            let pc = try #require(controlURL(plain))
+            let off = http("GET", pc + "/")
+            #expect(off.0 == 404 && String(decoding: off.1, as: UTF8.self).contains("run --webrtc"))
+            plain.signal(SIGINT)
+            #expect(plain.waitForExit() == 0)
+        }
+    }
+}

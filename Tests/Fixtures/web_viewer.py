@@ -1,0 +1,109 @@
+#!/usr/bin/python3
+"""A viewer in a real browser: Debian's Chromium, headless, driven by Selenium through chromedriver.
+
+Opens pipcompose's live page (run --webrtc), waits until the video plays and the page reads the timecode strip,
+optionally makes the video element a new size with "follow this window" on and waits for the stream to follow,
+takes a screenshot of the video element, then leaves (navigating away, which ends the WHEP session, or quitting the
+browser outright). Prints one JSON object: what the page saw.
+
+Usage: web_viewer.py URL [--seconds S] [--resize WxH] [--screenshot PNG] [--leave navigate|quit] [--timeout S]
+"""
+import argparse
+import json
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+
+def browser(profile):
+    o = webdriver.ChromeOptions()
+    o.binary_location = "/usr/bin/chromium"
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--autoplay-policy=no-user-gesture-required", "--window-size=1400,1000",
+                 f"--user-data-dir={profile}",
+                 # ICE on loopback: Chromium gathers nothing on a machine with only `lo`, or hides its addresses
+                 # behind mDNS names, without these two.
+                 "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns"]:
+        o.add_argument(flag)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
+
+
+def until(driver, script, timeout, what):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = driver.execute_script(script)
+        if v:
+            return v
+        time.sleep(0.1)
+    raise TimeoutError(f"{what} within {timeout} s")
+
+
+def main():
+    a = argparse.ArgumentParser()
+    a.add_argument("url")
+    a.add_argument("--seconds", type=float, default=3)
+    a.add_argument("--resize")
+    a.add_argument("--screenshot")
+    a.add_argument("--leave", choices=["navigate", "quit"], default="navigate")
+    a.add_argument("--timeout", type=float, default=40)
+    args = a.parse_args()
+    out = {"url": args.url}
+    with tempfile.TemporaryDirectory() as profile:
+        d = browser(profile)
+        try:
+            d.get(args.url)
+            out["title"] = d.title
+            if d.execute_script("return !document.getElementById('video')"):
+                out["body"] = d.execute_script("return document.body.innerText")[:500]
+                print(json.dumps(out))
+                return
+            try:
+                until(d, "const v = document.getElementById('video');"
+                         "return v.currentTime > 1 && v.videoWidth > 0 && window.pipStats.readable > 10",
+                      args.timeout, "the video did not play with a readable strip")
+            except TimeoutError as e:
+                out["error"] = str(e)
+                out["page"] = d.execute_script("return document.getElementById('error').textContent + ' | ' + "
+                                               "document.getElementById('state').textContent")
+            t0 = d.execute_script("return document.getElementById('video').currentTime")
+            time.sleep(args.seconds)
+            t1 = d.execute_script("return document.getElementById('video').currentTime")
+            out["currentTime"] = [t0, t1]
+            out["videoWidth"], out["videoHeight"] = d.execute_script(
+                "const v = document.getElementById('video'); return [v.videoWidth, v.videoHeight]")
+            if args.resize:
+                w, h = (int(x) for x in args.resize.split("x"))
+                dpr = d.execute_script("return window.devicePixelRatio || 1")
+                asked = time.monotonic()
+                d.execute_script("document.getElementById('follow').click();"
+                                 "const s = document.getElementById('stage');"
+                                 f"s.style.width = '{w / dpr}px'; s.style.height = '{h / dpr}px';")
+                try:
+                    until(d, f"const v = document.getElementById('video'); return v.videoWidth === {w} && v.videoHeight === {h}",
+                          args.timeout, f"the stream did not become {w}x{h}")
+                    out["resizeSeconds"] = time.monotonic() - asked
+                    time.sleep(1)
+                except TimeoutError as e:
+                    out["error"] = str(e)
+                out["resizedTo"] = d.execute_script(
+                    "const v = document.getElementById('video'); return [v.videoWidth, v.videoHeight]")
+            if args.screenshot:
+                d.find_element("id", "video").screenshot(args.screenshot)
+            s = d.execute_script("return window.pipStats")
+            s.pop("latencies", None)
+            out["stats"] = s
+            out["note"] = d.execute_script("return document.getElementById('note').textContent")
+            out["pageError"] = d.execute_script("return document.getElementById('error').textContent")
+            if args.leave == "navigate":
+                d.get("about:blank")
+                time.sleep(0.5)
+        finally:
+            d.quit()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
