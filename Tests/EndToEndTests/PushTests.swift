@@ -8,10 +8,30 @@ final class RTMPServer {
     let port: Int
     let process: LiveProcess
 
-    init(port: Int = freePort()) throws {
+    /// With `hlsPort`, nginx also cuts what is pushed into HLS (1 s fragments) and serves it over HTTP there: the
+    /// fan-out to many browsers the README describes, on one machine.
+    let hlsPort: Int?
+
+    init(port: Int = freePort(), hlsPort: Int? = nil) throws {
         self.port = port
-        dir = try TempDir()
+        self.hlsPort = hlsPort
+        let dir = try TempDir()
+        self.dir = dir
         let conf = dir.file("nginx.conf")
+        let hls = hlsPort == nil ? "" : "hls on; hls_path \(dir.file("hls")); hls_fragment 1s; hls_playlist_length 6s;"
+        let http = hlsPort.map { p in """
+            http {
+                access_log off;
+                server {
+                    listen 127.0.0.1:\(p);
+                    location /hls/ {
+                        alias \(dir.file("hls"))/;
+                        types { application/vnd.apple.mpegurl m3u8; video/mp2t ts; }
+                        add_header Cache-Control no-cache;
+                    }
+                }
+            }
+            """ } ?? ""
         try """
         load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
         daemon off;
@@ -22,14 +42,16 @@ final class RTMPServer {
         rtmp {
             server {
                 listen 127.0.0.1:\(port);
-                application live { live on; record all; record_path \(dir.path); record_unique off; }
+                application live { live on; record all; record_path \(dir.path); record_unique off; \(hls) }
             }
         }
+        \(http)
         """.write(toFile: conf, atomically: true, encoding: .utf8)
         process = try LiveProcess("/usr/sbin/nginx", ["-c", conf, "-p", dir.path, "-e", dir.file("error.log")])
     }
 
     var url: String { "rtmp://127.0.0.1:\(port)/live/test" }
+    var playlist: String? { hlsPort.map { "http://127.0.0.1:\($0)/hls/test.m3u8" } }
     var recording: String { dir.file("test.flv") }
 
     /// nginx says nothing on stdout when ready: wait until its port accepts a connection.
@@ -50,6 +72,30 @@ final class RTMPServer {
 
 extension EndToEnd {
     @Suite(.serialized) struct PushTests {
+        /// Past one machine: pipcompose pushes once to a relay (nginx-rtmp) that serves HLS to any number of
+        /// viewers; a viewer of the relay's HLS reads pipcompose's strip in every picture.
+        @Test func aRelayFansThePushOutAsHLSAndItsViewersSeeThePicture() throws {
+            let dir = try TempDir()
+            let relay = try RTMPServer(hlsPort: freePort())
+            defer { relay.stop() }
+            #expect(relay.waitUntilListening(), "\(relay.process.allOutput)")
+            let (p, _) = try startLive([try timecodeScene(dir), "--push", relay.url], rtsp: false)
+            let playlist = try #require(relay.playlist)
+            // Four seconds pushed (a key frame a second): nginx has cut fragments and listed them.
+            #expect(p.waitForFrames("push:\(relay.url)", atLeast: 120), "\(p.allOutput)")
+            let (status, body) = http("GET", playlist)
+            let listed = String(decoding: body, as: UTF8.self)
+            #expect(status == 200 && listed.contains("#EXTINF"), "\(status) \(listed)\n\(p.allOutput)")
+            let probe = try tool([binary, "probe", playlist, "--duration", "6", "--json", "--quiet"], timeout: 60)
+            let json = (try? JSONSerialization.jsonObject(with: Data(probe.out.utf8))) as? [String: Any]
+            let total = try #require(json?["total"] as? [String: Any], "\(probe.out)\n\(probe.err)")
+            #expect((total["readable"] as? Int ?? 0) > 60 && total["unreadable"] as? Int == 0, "\(total)")
+            let sizes = try tool(["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", playlist])
+            #expect(sizes.out.contains("640,360"), "\(sizes.out) \(sizes.err)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         @Test func pushesToAnRTMPServerThatComesUpLateAndTheRecordingIsUntouched() throws {
             let dir = try TempDir()
             let file = dir.file("local.ts")

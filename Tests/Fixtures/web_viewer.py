@@ -6,7 +6,8 @@ optionally makes the video element a new size with "follow this window" on and w
 takes a screenshot of the video element, then leaves (navigating away, which ends the WHEP session, or quitting the
 browser outright). Prints one JSON object: what the page saw.
 
-Usage: web_viewer.py URL [--seconds S] [--resize WxH] [--screenshot PNG] [--leave navigate|quit] [--timeout S]
+Usage: web_viewer.py URL [--seconds S] [--resize WxH] [--screenshot PNG] [--page-screenshot PNG] [--window WxH]
+                        [--pip] [--leave navigate|quit] [--timeout S]
 """
 import argparse
 import json
@@ -18,11 +19,11 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 
-def browser(profile):
+def browser(profile, window):
     o = webdriver.ChromeOptions()
     o.binary_location = "/usr/bin/chromium"
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--autoplay-policy=no-user-gesture-required", "--window-size=1400,1000",
+                 "--autoplay-policy=no-user-gesture-required", f"--window-size={window.replace('x', ',')}",
                  f"--user-data-dir={profile}",
                  # ICE on loopback: Chromium gathers nothing on a machine with only `lo`, or hides its addresses
                  # behind mDNS names, without these two.
@@ -47,12 +48,15 @@ def main():
     a.add_argument("--seconds", type=float, default=3)
     a.add_argument("--resize")
     a.add_argument("--screenshot")
+    a.add_argument("--page-screenshot")
+    a.add_argument("--window", default="1400x1000")
+    a.add_argument("--pip", action="store_true", help="open Picture-in-Picture with follow on; report its window size")
     a.add_argument("--leave", choices=["navigate", "quit"], default="navigate")
     a.add_argument("--timeout", type=float, default=40)
     args = a.parse_args()
     out = {"url": args.url}
     with tempfile.TemporaryDirectory() as profile:
-        d = browser(profile)
+        d = browser(profile, args.window)
         try:
             d.get(args.url)
             out["title"] = d.title
@@ -90,8 +94,28 @@ def main():
                     out["error"] = str(e)
                 out["resizedTo"] = d.execute_script(
                     "const v = document.getElementById('video'); return [v.videoWidth, v.videoHeight]")
+            if args.pip:
+                d.find_element("id", "follow").click()
+                d.find_element("id", "pip").click()
+                try:
+                    until(d, "return document.pictureInPictureElement !== null", 10, "Picture-in-Picture did not open")
+                    w, h = until(d, "const s = document.getElementById('size').textContent;"
+                                    "const m = s.match(/PiP window (\\d+)x(\\d+)/); return m ? [+m[1], +m[2]] : null",
+                                 10, "the page did not see the PiP window's size")
+                    out["pipWindow"] = [w, h]
+                    until(d, f"const v = document.getElementById('video'); return v.videoWidth === {w} && v.videoHeight === {h}",
+                          args.timeout, f"the stream did not follow the PiP window to {w}x{h}")
+                    out["followedPip"] = True
+                except TimeoutError as e:
+                    out["error"] = str(e)
+                    out["pageError"] = d.execute_script("return document.getElementById('error').textContent")
             if args.screenshot:
                 d.find_element("id", "video").screenshot(args.screenshot)
+            if args.page_screenshot:
+                # The picture once the page shows its figures: a stats line and the session's state.
+                until(d, "return document.getElementById('stats').textContent.includes('fps') &&"
+                         "document.getElementById('state').textContent.includes('viewer')", 10, "the page showed no figures")
+                d.save_screenshot(args.page_screenshot)
             s = d.execute_script("return window.pipStats")
             s.pop("latencies", None)
             out["stats"] = s
