@@ -22,7 +22,7 @@ start_webrtc() {
     "$BIN" run examples/timecode.yaml --size 1280x720 --fps 30 --webrtc --webrtc-max-viewers 500 \
         --control "127.0.0.1:$CPORT" --rtsp "127.0.0.1:$(free_port)/pip" >"$OUT/run.log" 2>&1 &
     PID=$!
-    for _ in $(seq 1 300); do grep -q "^webrtc " "$OUT/run.log" && return 0; sleep 0.1; done
+    for _ in $(seq 1 300); do grep -qs "^webrtc " "$OUT/run.log" && return 0; sleep 0.1; done
     echo "pipcompose did not start:" >&2; tail -5 "$OUT/run.log" >&2; return 1
 }
 stop_webrtc() { [ -n "$PID" ] && kill -INT "$PID" 2>/dev/null && wait "$PID" || true; PID=""; }

@@ -53,13 +53,16 @@ class Viewer:
         return urllib.request.urlopen(req, timeout=30)
 
     def join(self):
-        p = Gst.Promise.new()
-        self.webrtc.emit("create-offer", None, p)
-        p.wait()
-        offer = p.get_reply().get_value("offer")
+        made = Gst.Promise.new()
+        self.webrtc.emit("create-offer", None, made)
+        made.wait()
+        # The offer belongs to the promise's reply: keep both alive until it is set (PyGObject does not copy it).
+        reply = made.get_reply()
+        offer = reply.get_value("offer")
         p = Gst.Promise.new()
         self.webrtc.emit("set-local-description", offer, p)
         p.wait()
+        del offer, reply, made
         deadline = time.monotonic() + 5
         while self.webrtc.get_property("ice-gathering-state") != GstWebRTC.WebRTCICEGatheringState.COMPLETE:
             if time.monotonic() > deadline:
