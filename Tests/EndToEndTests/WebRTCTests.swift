@@ -58,6 +58,29 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }
 
+        /// A browser that offers only VP8 gets VP8 (the stream decoded and encoded again, only while it watches) and
+        /// sees the same picture: the page reads the strip in every frame. H.264 viewers beside it keep theirs.
+        @Test func aBrowserWithoutH264GetsVP8WhileItWatches() throws {
+            let dir = try TempDir()
+            let (p, _) = try startLive([try timecodeScene(dir), "--webrtc"])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            let events = try LiveProcess(binary, ["ctl", "--control", c, "events"])
+            #expect(events.waitForLine { $0.contains("listening for events") } != nil)
+            let seen = try browserViewer(c + "/?codec=vp8", ["--seconds", "3"])
+            #expect(seen["error"] == nil, "\(seen)\n\(p.allOutput)")
+            let stats = seen["stats"] as? [String: Any] ?? [:]
+            #expect(stats["codec"] as? String == "video/VP8", "\(stats)")
+            #expect((stats["readable"] as? Int ?? 0) > 60 && (seen["videoWidth"] as? Int) == 640, "\(seen)")
+            // The branch opened for it and closed after it.
+            #expect(events.waitForLine(timeout: 15) { $0.contains("vp8Stopped") } != nil, "\(events.allOutput)")
+            #expect(events.allOutput.contains("vp8Started") && events.allOutput.contains("\"codec\":\"VP8\""), "\(events.allOutput)")
+            // And an H.264 browser after it is served H.264.
+            let h264 = try browserViewer(c + "/", ["--seconds", "1"])
+            #expect((h264["stats"] as? [String: Any])?["codec"] as? String == "video/H264", "\(h264)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         /// Off loopback the page and WHEP need the token, in a header or `?token=` (a browser cannot send headers
         /// when it opens a page).
         @Test func thePageNeedsTheTokenOffLoopback() throws {
@@ -91,11 +114,12 @@ extension EndToEnd {
             #expect(notSDP.status == 400 && notSDP.text.contains("not an SDP offer"), "\(notSDP)")
             let json = try whep(c, "POST", sdp: offer, contentType: "application/json")
             #expect(json.status == 415 && json.text.contains("Content-Type"), "\(json)")
-            let vp8Only = offer.split(separator: "\r\n", omittingEmptySubsequences: false)
-                .filter { !$0.contains("H264") && !$0.hasPrefix("a=fmtp:") }
-                .map { $0.hasPrefix("m=video") ? "m=video 9 UDP/TLS/RTP/SAVPF 96" : String($0) }.joined(separator: "\r\n")
-            let vp8 = try whep(c, "POST", sdp: vp8Only)
-            #expect(vp8.status == 400 && vp8.text.contains("the offer has") && vp8.text.contains("H.264"), "\(vp8)")
+            // An offer of AV1 only: nothing we can send.
+            let av1Only = offer.split(separator: "\r\n", omittingEmptySubsequences: false)
+                .filter { !($0.hasPrefix("a=rtpmap:") || $0.hasPrefix("a=fmtp:") || $0.hasPrefix("a=rtcp-fb:")) || $0.hasPrefix("a=rtpmap:45 ") }
+                .map { $0.hasPrefix("m=video") ? "m=video 9 UDP/TLS/RTP/SAVPF 45" : String($0) }.joined(separator: "\r\n")
+            let av1 = try whep(c, "POST", sdp: av1Only)
+            #expect(av1.status == 400 && av1.text.contains("the offer has AV1") && av1.text.contains("H.264") && av1.text.contains("VP8"), "\(av1)")
             let unknown = try whep(c, "DELETE", "/v1/whep/viewer99")
             #expect(unknown.status == 404 && unknown.text.contains("viewer99"), "\(unknown)")
             #expect(try whep(c, "PATCH", "/v1/whep/viewer1", sdp: "a=candidate:1", contentType: "application/trickle-ice-sdpfrag").status == 405)

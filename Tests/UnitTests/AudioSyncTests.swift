@@ -186,4 +186,30 @@ import TestSupport
         let later = feed(loud, at: 2000) + feed(quiet, at: 2010)
         #expect(later.map(\.time) == [MediaTime(2_000_000_000) - TickDetector.rise])
     }
+
+    /// The picture's timeline in an RTSP media (`MediaClockMapper.place`): frames drawn while the media was starting
+    /// leave together, from before its time began; they are placed just after its start, a step apart, and the live
+    /// frames after them keep their own times. With a whole frame duration as the step, the live frames never caught
+    /// up: the picture stayed late by the first queued frame's age for the life of the media, and the sound, mapped
+    /// exactly, read early by as much (−18.9 and −21.3 ms seen under load).
+    @Test func framesQueuedAtAMediasStartDoNotHoldThePictureLate() {
+        let frame: Int64 = 33_333_333
+        // Three frames drawn 45, 12 ms before the media's time began and 21 ms after, leaving together at 22 ms;
+        // then live frames, each leaving 4 ms after it was drawn.
+        let exact = (0..<12).map { -45_000_000 + Int64($0) * frame }
+        var last: Int64?
+        var placed: [Int64] = []
+        for (i, t) in exact.enumerated() {
+            let now = i < 3 ? 22_000_000 : t + 4_000_000
+            let p = MediaClockMapper.place(t, now: now, after: last)
+            placed.append(p)
+            last = p
+        }
+        #expect(placed[0] == 0 && placed[1] == MediaClockMapper.step)
+        #expect(Array(placed[2...]) == Array(exact[2...]))
+        #expect(zip(placed, placed.dropFirst()).allSatisfy { $0 < $1 })
+        // A frame from the future (a clock ahead) is placed now, unless that is not past the one before.
+        #expect(MediaClockMapper.place(50_000_000, now: 40_000_000, after: 30_000_000) == 40_000_000)
+        #expect(MediaClockMapper.place(50_000_000, now: 40_000_000, after: 39_500_000) == 40_500_000)
+    }
 }

@@ -38,6 +38,15 @@ import Testing
         #expect(o.otherMedia == ["audio"])
     }
 
+    @Test func anOfferWithoutH264GetsVP8AndOneWithNeitherIsRefused() throws {
+        let vp8 = try SDPOffer.parse(offer("m=video 9 UDP/TLS/RTP/SAVPF 96 97\r\na=rtpmap:96 VP8/90000\r\na=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r\n"))
+        #expect(try vp8.choice() == .vp8(vp8.videoCodecs[0]))
+        let both = try SDPOffer.parse(try String(contentsOf: Self.chromium, encoding: .utf8))
+        #expect(try both.choice().payloadType == 108)
+        let av1 = try SDPOffer.parse(offer("m=video 9 UDP/TLS/RTP/SAVPF 45\r\na=rtpmap:45 AV1/90000\r\n"))
+        #expect(throws: SDPOffer.Refused.self) { try av1.choice() }
+    }
+
     @Test func badOffersAreRefusedSayingWhatToDo() throws {
         func refusal(_ text: String) -> String {
             do { _ = try SDPOffer.parse(text).h264(); return "" } catch { return error.description }

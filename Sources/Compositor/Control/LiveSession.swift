@@ -124,8 +124,17 @@ public final class LiveSession: @unchecked Sendable {
         }
         if let settings = options.webrtc {
             let fan = try PipelineTemplate.load("webrtc"), viewer = try PipelineTemplate.load("webrtc-viewer")
+            // VP8 for browsers without H.264, when vp8enc and avdec_h264 are installed.
+            var vp8: (branch: PipelineTemplate, viewer: PipelineTemplate, values: [String: String])?
+            if Gst.hasElement("vp8enc") && Gst.hasElement("avdec_h264") {
+                let values = ["bitrate_bps": String(options.encoder.bitrate(for: options.size, fps: options.fps) * 1000),
+                              "keyint": String(options.encoder.keyInterval > 0 ? options.encoder.keyInterval : options.fps * 2)]
+                vp8 = (try PipelineTemplate.load("webrtc-vp8"), try PipelineTemplate.load("webrtc-viewer-vp8"), values)
+            } else {
+                log("warning: vp8enc or avdec_h264 is missing: WebRTC viewers without H.264 will be refused")
+            }
             let events = self.events, log = self.log
-            webrtc = try WebRTCOutput(template: fan, viewerTemplate: viewer, addresses: settings.addresses,
+            webrtc = try WebRTCOutput(template: fan, viewerTemplate: viewer, vp8: vp8, addresses: settings.addresses,
                                       maxViewers: settings.maxViewers, connectTimeout: settings.connectTimeout,
                                       frameClockBase: { [weak self] in self?.loop?.clock.baseTime },
                                       onEvent: { type, details in
@@ -137,8 +146,9 @@ public final class LiveSession: @unchecked Sendable {
                 default: break
                 }
             })
-            dump.append(("webrtc", try fan.render([:])))
+            dump.append(("webrtc", try WebRTCOutput.launch(template: fan, vp8: vp8)))
             dump.append(("webrtc viewer", try viewer.render(["pt": "PT"])))
+            if let vp8 { dump.append(("webrtc viewer (VP8)", try vp8.viewer.render(["pt": "PT"]))) }
         }
         prepared = outputs
         return dump
@@ -393,7 +403,7 @@ public final class LiveSession: @unchecked Sendable {
         public var musicGapFrames: Int64 = 0
         public var musicFiles = 0
         /// WebRTC viewers now (and how many are connected), the limit, and the totals since the start.
-        public var webrtc: (viewers: Int, connected: Int, max: Int, totals: WebRTCOutput.Counts)?
+        public var webrtc: (viewers: Int, connected: Int, vp8: Int, max: Int, totals: WebRTCOutput.Counts)?
 
         /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
         public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
@@ -415,7 +425,9 @@ public final class LiveSession: @unchecked Sendable {
                             encoded: graph?.live.encodedFrames ?? final,
                             outputs: outs, viewers: (rtsp?.viewers ?? 0) + (webrtc?.viewerCount ?? 0),
                             uptime: Date().timeIntervalSince(started))
-        if let webrtc { status.webrtc = (webrtc.viewerCount, webrtc.connectedCount, webrtc.maxViewers, webrtc.totals) }
+        if let webrtc {
+            status.webrtc = (webrtc.viewerCount, webrtc.connectedCount, webrtc.vp8Count, webrtc.maxViewers, webrtc.totals)
+        }
         status.restarts = outputs.map { ($0.id, $0.restarts) }
         status.injected = s.injected
         status.delayHeld = graph?.live.delayHeld ?? finalHeld

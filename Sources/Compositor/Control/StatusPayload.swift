@@ -27,6 +27,8 @@ public struct StatusPayload: Codable, Sendable {
     public struct WebRTC: Codable, Sendable {
         public var viewers: Int
         public var connected: Int
+        /// Of `viewers`, those taking VP8 (their browsers offered no H.264).
+        public var vp8: Int
         public var max: Int
         public var joined: Int
         public var left: Int
@@ -83,7 +85,7 @@ public struct StatusPayload: Codable, Sendable {
         sceneTime = session.loop.map { session.playback.media(at: $0.runningSeconds) } ?? 0
         live = session.playback.duration == nil
         viewers = s.viewers
-        webrtc = s.webrtc.map { WebRTC(viewers: $0.viewers, connected: $0.connected, max: $0.max, joined: $0.totals.joined,
+        webrtc = s.webrtc.map { WebRTC(viewers: $0.viewers, connected: $0.connected, vp8: $0.vp8, max: $0.max, joined: $0.totals.joined,
                                        left: $0.totals.left, timedOut: $0.totals.timedOut, refused: $0.totals.refused) }
         uptime = s.uptime
         audio = s.audio?.choice ?? "none"

@@ -11,8 +11,15 @@ import Foundation
 /// it is redone for every buffer, so a media paused and resumed by gst-rtsp-server stays right.
 ///
 /// Sound is mapped `exact`ly: packets are evenly spaced and always in the past, so the rules for frames below
-/// are not needed, and the first of them would hold every packet after a burst at the media's start one step
-/// later for good (measured: 90 ms of A/V offset). A packet from before the media's time began is dropped.
+/// are not needed. A packet from before the media's time began is dropped.
+///
+/// Frames keep their exact time too, except the few that cannot: frames drawn while the media was starting wait
+/// in appsrc and leave together when it plays, from before its time began; they are placed just after its start,
+/// a millisecond apart, and the first frame whose own time is past them has it again. (The step was once a whole
+/// frame duration: live frames are one duration apart, so they never caught up, and every frame of the media was
+/// held late by the first queued frame's age, 0–130 ms, for the life of the media. Sound was exact, so every
+/// viewer heard it early by as much; it happened when the RTSP handshake was slow, on a loaded machine. Sound had
+/// the same trouble under the same rule, measured at 90 ms, before it was mapped exactly.)
 ///
 /// `@unchecked Sendable`: `last` is only touched on the appsrc's streaming thread (the pad probe).
 final class MediaClockMapper: @unchecked Sendable {
@@ -71,21 +78,25 @@ final class MediaClockMapper: @unchecked Sendable {
             cgst_buffer_set_pts_dts(writable, GstClockTime(Int64(pts) + shift), GstClockTime(Int64(dts) + shift))
             return .stamped(writable)
         }
-        // Never later than now (a sink that syncs would wait), never before the media's time began (frames drawn
-        // while it was starting wait in appsrc and leave together), and at least one frame duration past the last
-        // buffer: the frames queued at the start are spaced out instead of sharing one timestamp (an RTP client
-        // sees equal timestamps as one frame, ffmpeg as non-monotonic DTS). The first rule gives way to the last.
-        var mappedDTS = Int64(dts) + shift
-        if mappedDTS > nowRunning { shift -= mappedDTS - nowRunning; mappedDTS = nowRunning }
-        var floor: Int64 = 0
-        if let last {
-            let duration = buffer.pointee.duration
-            floor = Int64(last) + (duration == none || duration == 0 ? 1_000_000 : Int64(duration))
-        }
-        if mappedDTS < floor { shift += floor - mappedDTS; mappedDTS = floor }
+        let exactDTS = Int64(dts) + shift
+        let mappedDTS = Self.place(exactDTS, now: nowRunning, after: last.map { Int64($0) })
+        shift += mappedDTS - exactDTS
         last = GstClockTime(mappedDTS)
         let writable = cgst_buffer_make_writable(buffer)!
         cgst_buffer_set_pts_dts(writable, GstClockTime(Int64(pts) + shift), GstClockTime(mappedDTS))
         return .stamped(writable)
+    }
+
+    /// Frames that leave together are this far apart at least: distinct RTP timestamps (an RTP client sees equal
+    /// timestamps as one frame, ffmpeg as non-monotonic DTS), and short enough that the next live frame, one frame
+    /// duration after its predecessor was drawn, is past them and keeps its own time.
+    static let step: Int64 = 1_000_000
+
+    /// A frame's DTS in the media's running time, from `exact` (its frame-clock time mapped there): never later
+    /// than `now` (a sink that syncs would wait), never before the media's time began (0), and at least `step`
+    /// past the frame before (`last`); the first rule gives way to the others.
+    static func place(_ exact: Int64, now: Int64, after last: Int64?) -> Int64 {
+        let floor = last.map { $0 + step } ?? 0
+        return max(min(exact, now), floor)
     }
 }

@@ -22,8 +22,30 @@ public struct SDPOffer: Sendable, Equatable {
     /// Kinds of the other media sections (audio, application), answered as rejected.
     public var otherMedia: [String]
 
-    /// What pipcompose sends: H.264 in packetization mode 1 from one encoder shared by every viewer.
-    public static let canSend = "H.264 with packetization-mode=1 (constrained baseline; a Baseline, Main or High decoder plays it)"
+    /// What pipcompose sends: H.264 in packetization mode 1 from one encoder shared by every viewer, else VP8.
+    public static let canSend = "H.264 with packetization-mode=1 (constrained baseline; a Baseline, Main or High decoder plays it), or VP8"
+
+    /// The video codec a viewer gets: H.264 when its offer has it (the live encoder's own stream), else VP8 (the
+    /// stream decoded and encoded again while such viewers watch).
+    public enum Choice: Sendable, Equatable {
+        case h264(Codec)
+        case vp8(Codec)
+
+        public var payloadType: Int {
+            switch self {
+            case .h264(let c), .vp8(let c): c.payloadType
+            }
+        }
+    }
+
+    /// H.264 if the offer has it, else VP8, else a refusal naming what the offer has and what can be sent.
+    public func choice() throws(Refused) -> Choice {
+        do { return .h264(try h264()) } catch {
+            if !["recvonly", "sendrecv"].contains(videoDirection) { throw error }
+            if let vp8 = videoCodecs.first(where: { $0.name == "VP8" && $0.clockRate == 90000 }) { return .vp8(vp8) }
+            throw error
+        }
+    }
 
     public static func parse(_ text: String) throws(Refused) -> SDPOffer {
         let lines = text.split(whereSeparator: \.isNewline).map(String.init)

@@ -2,6 +2,8 @@ import Foundation
 
 /// Browsers as viewers (WHEP): the live encoder's H.264, encoded once, fanned out in one pipeline
 /// (`pipelines/webrtc.pipeline`: appsrc → tee) to one webrtcbin per viewer (`pipelines/webrtc-viewer.pipeline`).
+/// A browser that offers no H.264 gets VP8 (`pipelines/webrtc-vp8.pipeline`: the stream decoded and encoded again,
+/// behind a valve that is open only while VP8 viewers watch, so it costs nothing otherwise).
 ///
 /// A viewer joins with `POST /v1/whep` (an SDP offer; the answer carries every ICE candidate, no trickle) and
 /// leaves with `DELETE` on its location, by ICE or DTLS failing, by its RTCP going silent (a tab closed without a
@@ -40,6 +42,7 @@ public final class WebRTCOutput: @unchecked Sendable {
     private struct Viewer {
         let peer: WebRTCPeer
         let joined: Double
+        let vp8: Bool
         var connected = false
     }
 
@@ -49,6 +52,7 @@ public final class WebRTCOutput: @unchecked Sendable {
     private let pipeline: Pipeline
     private let input: AppSource
     private let viewerTemplate: PipelineTemplate
+    private let vp8ViewerTemplate: PipelineTemplate?
     private let addresses: [String]
     private let onEvent: @Sendable (String, [String: String]) -> Void
     private let queue = DispatchQueue(label: "webrtc-signaling")
@@ -64,22 +68,34 @@ public final class WebRTCOutput: @unchecked Sendable {
 
     /// - Parameters:
     ///   - addresses: the local addresses ICE offers (loopback and where the control API listens); empty: all.
-    public init(template: PipelineTemplate, viewerTemplate: PipelineTemplate, addresses: [String], maxViewers: Int,
-                connectTimeout: TimeInterval = 15,
+    ///   - vp8: the VP8 branch and its viewers' template with the branch's values (bitrate, key-frame distance);
+    ///     nil: H.264 viewers only.
+    public init(template: PipelineTemplate, viewerTemplate: PipelineTemplate,
+                vp8: (branch: PipelineTemplate, viewer: PipelineTemplate, values: [String: String])? = nil,
+                addresses: [String], maxViewers: Int, connectTimeout: TimeInterval = 15,
                 frameClockBase: @escaping @Sendable () -> MediaTime?,
                 onEvent: @escaping @Sendable (String, [String: String]) -> Void) throws {
         self.viewerTemplate = viewerTemplate
+        vp8ViewerTemplate = vp8?.viewer
         self.addresses = addresses
         self.maxViewers = maxViewers
         self.connectTimeout = connectTimeout
         self.onEvent = onEvent
-        pipeline = try Pipeline(name: "webrtc", launch: try template.render([:]))
+        pipeline = try Pipeline(name: "webrtc", launch: try Self.launch(template: template, vp8: vp8))
         guard let input = pipeline.appSource(named: "in", maxBuffers: 8) else {
             pipeline.stop(drain: false)
             throw GstError(element: "webrtc", message: "\(template.path) needs 'appsrc name=in' and 'tee name=fan'")
         }
         self.input = input
         input.mapTimestamps(frameClockBase: frameClockBase)
+    }
+
+    /// The fan-out, with the VP8 branch hung on its tee when there is one.
+    public static func launch(template: PipelineTemplate,
+                              vp8: (branch: PipelineTemplate, viewer: PipelineTemplate, values: [String: String])?) throws -> String {
+        let fan = try template.render([:])
+        guard let vp8 else { return fan }
+        return fan + "  fan. ! " + (try vp8.branch.render(vp8.values))
     }
 
     public func start() throws {
@@ -92,6 +108,8 @@ public final class WebRTCOutput: @unchecked Sendable {
     }
 
     public var viewerCount: Int { lock.withLock { viewers.count } }
+    /// Viewers taking VP8 (their browsers offered no H.264).
+    public var vp8Count: Int { lock.withLock { viewers.values.filter(\.vp8).count } }
     public var connectedCount: Int { lock.withLock { viewers.values.filter(\.connected).count } }
     public var totals: Counts { lock.withLock { counts } }
     public var delivered: UInt64 { lock.withLock { _delivered } }
@@ -101,8 +119,11 @@ public final class WebRTCOutput: @unchecked Sendable {
     /// Answers a WHEP offer: returns the session id and the SDP answer. Throws `.badOffer` (nothing we can send, or
     /// not SDP), `.full` over the limit, `.failed` when GStreamer could not answer.
     public func answer(offer: String) async throws -> (id: String, sdp: String) {
-        let codec: SDPOffer.Codec
-        do { codec = try SDPOffer.parse(offer).h264() } catch { throw Failure.badOffer(error.description) }
+        let choice: SDPOffer.Choice
+        do { choice = try SDPOffer.parse(offer).choice() } catch { throw Failure.badOffer(error.description) }
+        if case .vp8 = choice, vp8ViewerTemplate == nil {
+            throw Failure.badOffer("the offer has no H.264 (packetization-mode=1) and VP8 is not installed here (gstreamer1.0-plugins-good's vp8enc)")
+        }
         let id: String = try lock.withLock {
             guard viewers.count < maxViewers else {
                 counts.refused += 1
@@ -114,21 +135,34 @@ public final class WebRTCOutput: @unchecked Sendable {
         return try await withCheckedThrowingContinuation { done in
             queue.async { [self] in
                 do {
-                    let launch = try viewerTemplate.render(["pt": String(codec.payloadType)])
-                    let peer = try WebRTCPeer(in: pipeline, teeNamed: "fan", name: id, launch: launch, addresses: addresses)
+                    let isVP8: Bool
+                    if case .vp8 = choice { isVP8 = true } else { isVP8 = false }
+                    let template = isVP8 ? vp8ViewerTemplate! : viewerTemplate
+                    let launch = try template.render(["pt": String(choice.payloadType)])
+                    // The first VP8 viewer opens the transcoding branch (and asks for a key frame to start from).
+                    if isVP8 { vp8Viewers(changedBy: 1) }
+                    let peer: WebRTCPeer
                     let sdp: String
-                    do { sdp = try peer.answer(offer: offer, gatherTimeout: 5) } catch {
-                        peer.remove()
+                    do {
+                        peer = try WebRTCPeer(in: pipeline, teeNamed: isVP8 ? "vp8fan" : "fan", name: id, launch: launch,
+                                              addresses: addresses)
+                        do { sdp = try peer.answer(offer: offer, gatherTimeout: 5) } catch {
+                            peer.remove()
+                            throw error
+                        }
+                    } catch {
+                        if isVP8 { vp8Viewers(changedBy: -1) }
                         throw error
                     }
                     let now = ProcessInfo.processInfo.systemUptime
                     let count = lock.withLock { () -> Int in
-                        viewers[id] = Viewer(peer: peer, joined: now)
+                        viewers[id] = Viewer(peer: peer, joined: now, vp8: isVP8)
                         counts.joined += 1
                         return viewers.count
                     }
-                    watch(peer, id: id)
-                    onEvent("viewerJoined", ["kind": "webrtc", "session": id, "webrtcViewers": String(count)])
+                    watch(peer, id: id, vp8: isVP8)
+                    onEvent("viewerJoined", ["kind": "webrtc", "session": id, "codec": isVP8 ? "VP8" : "H264",
+                                             "webrtcViewers": String(count)])
                     done.resume(returning: (id, sdp))
                 } catch let e as GstError {
                     done.resume(throwing: Failure.failed("cannot answer the offer: \(e.message)"))
@@ -151,7 +185,7 @@ public final class WebRTCOutput: @unchecked Sendable {
     }
 
     /// Connection changes, RTCP silence, key-frame requests, and the timeout for never connecting.
-    private func watch(_ peer: WebRTCPeer, id: String) {
+    private func watch(_ peer: WebRTCPeer, id: String, vp8: Bool) {
         peer.onConnectionState { [weak self] state in
             guard let self else { return }
             switch state {
@@ -174,7 +208,8 @@ public final class WebRTCOutput: @unchecked Sendable {
         peer.onReceiverTimeout { [weak self] in
             self?.queue.async { [weak self] in self?.drop(id, reason: "the viewer went silent (no RTCP)") }
         }
-        peer.onKeyFrameRequest { [weak self] in self?.source?.requestKeyFrameForViewer() }
+        // A VP8 viewer's requests go up to vp8enc inside this pipeline; an H.264 viewer's to the live encoder.
+        if !vp8 { peer.onKeyFrameRequest { [weak self] in self?.source?.requestKeyFrameForViewer() } }
         queue.asyncAfter(deadline: .now() + connectTimeout) { [weak self] in
             guard let self else { return }
             let never = lock.withLock { viewers[id].map { !$0.connected } ?? false }
@@ -189,11 +224,29 @@ public final class WebRTCOutput: @unchecked Sendable {
     private func drop(_ id: String, reason: String) {
         guard let v = lock.withLock({ viewers.removeValue(forKey: id) }) else { return }
         v.peer.remove()
+        if v.vp8 { vp8Viewers(changedBy: -1) }
         let count = lock.withLock { () -> Int in
             counts.left += 1
             return viewers.count
         }
         onEvent("viewerLeft", ["kind": "webrtc", "session": id, "reason": reason, "webrtcViewers": String(count)])
+    }
+
+    private var vp8Watching = 0
+
+    /// On `queue`: opens the VP8 branch's valve for the first VP8 viewer (with a key frame to start decoding from),
+    /// closes it after the last.
+    private func vp8Viewers(changedBy delta: Int) {
+        let before = vp8Watching
+        vp8Watching = max(0, vp8Watching + delta)
+        if before == 0 && vp8Watching > 0 {
+            pipeline.set("drop", "false", onElementNamed: "vp8gate")
+            source?.requestKeyFrameForViewer()
+            onEvent("vp8Started", ["viewers": String(vp8Watching)])
+        } else if before > 0 && vp8Watching == 0 {
+            pipeline.set("drop", "true", onElementNamed: "vp8gate")
+            onEvent("vp8Stopped", [:])
+        }
     }
 
     /// Called on the encoder's streaming thread: from the first key frame on, every frame goes to the tee.
