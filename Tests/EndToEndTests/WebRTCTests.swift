@@ -58,6 +58,21 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }
 
+        /// The browser's own Picture-in-Picture window drives the render size: opened from the page with "follow
+        /// this window" on, the stream becomes the PiP window's size.
+        @Test func thePictureInPictureWindowDrivesTheRenderSize() throws {
+            let dir = try TempDir()
+            let (p, _) = try startLive([try timecodeScene(dir), "--webrtc"])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            let seen = try browserViewer(c + "/", ["--seconds", "1", "--pip"])
+            #expect(seen["error"] == nil && seen["followedPip"] as? Bool == true, "\(seen)\n\(p.allOutput)")
+            let pip = seen["pipWindow"] as? [Int] ?? []
+            #expect(pip.count == 2 && pip[0] % 2 == 0 && pip[1] % 2 == 0 && pip[0] < 640, "\(pip)")
+            #expect(p.waitForLine { $0.contains("resized to \(pip.first ?? 0)x\(pip.last ?? 0)") } != nil, "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         /// A browser that offers only VP8 gets VP8 (the stream decoded and encoded again, only while it watches) and
         /// sees the same picture: the page reads the strip in every frame. H.264 viewers beside it keep theirs.
         @Test func aBrowserWithoutH264GetsVP8WhileItWatches() throws {
