@@ -58,6 +58,24 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }
 
+        /// With sound, the browser receives the track as Opus beside the picture, and hears the ticks (energy).
+        @Test func aBrowserHearsTheSoundAsOpus() throws {
+            let dir = try TempDir()
+            let (p, _) = try startLive([try timecodeScene(dir), "--webrtc", "--audio", "ticks"])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            let seen = try browserViewer(c + "/", ["--seconds", "3", "--unmute"])
+            #expect(seen["error"] == nil, "\(seen)\n\(p.allOutput)")
+            let stats = seen["stats"] as? [String: Any] ?? [:]
+            let audio = stats["audio"] as? [String: Any] ?? [:]
+            #expect(audio["codec"] as? String == "audio/opus", "\(stats)")
+            // 20 ms packets for over 3 s, decoded, with the ticks' energy in them.
+            #expect((audio["packets"] as? Int ?? 0) > 150 && (audio["samples"] as? Int ?? 0) > 48000 * 3
+                    && (audio["energy"] as? Double ?? 0) > 0, "\(audio)")
+            #expect((stats["readable"] as? Int ?? 0) > 60, "\(stats)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         /// The browser's own Picture-in-Picture window drives the render size: opened from the page with "follow
         /// this window" on, the stream becomes the PiP window's size.
         @Test func thePictureInPictureWindowDrivesTheRenderSize() throws {

@@ -51,6 +51,7 @@ def main():
     a.add_argument("--page-screenshot")
     a.add_argument("--window", default="1400x1000")
     a.add_argument("--pip", action="store_true", help="open Picture-in-Picture with follow on; report its window size")
+    a.add_argument("--unmute", action="store_true", help="turn the page's sound on (a click, as a user would)")
     a.add_argument("--leave", choices=["navigate", "quit"], default="navigate")
     a.add_argument("--timeout", type=float, default=40)
     args = a.parse_args()
@@ -72,6 +73,8 @@ def main():
                 out["error"] = str(e)
                 out["page"] = d.execute_script("return document.getElementById('error').textContent + ' | ' + "
                                                "document.getElementById('state').textContent")
+            if args.unmute:
+                d.find_element("id", "sound").click()
             t0 = d.execute_script("return document.getElementById('video').currentTime")
             time.sleep(args.seconds)
             t1 = d.execute_script("return document.getElementById('video').currentTime")

@@ -35,7 +35,7 @@ import Testing
         """, audio: true)
         let o = try SDPOffer.parse(main)
         #expect(try o.h264().payloadType == 101)
-        #expect(o.otherMedia == ["audio"])
+        #expect(o.opus?.payloadType == 111 && o.otherMedia.isEmpty, "\(o)")
     }
 
     @Test func anOfferWithoutH264GetsVP8AndOneWithNeitherIsRefused() throws {

@@ -93,7 +93,10 @@ public final class LiveSession: @unchecked Sendable {
         dump.append(("encoder", try template.render(options.encoder.values(for: encoderKind, liveSize: options.size,
                                                                                 fixed: nil, fps: options.fps))))
         if !options.audio.isSilent {
-            for codec in Set([AudioCodec.aac, options.mkvAudioCodec]).sorted(by: { $0.rawValue < $1.rawValue }) {
+            // AAC for files, pushes and RTSP; Opus too for MKV when asked and for browsers (WebRTC).
+            var codecs: Set<AudioCodec> = [.aac, options.mkvAudioCodec]
+            if options.webrtc != nil { codecs.insert(.opus) }
+            for codec in codecs.sorted(by: { $0.rawValue < $1.rawValue }) {
                 let t = try PipelineTemplate.load(codec.templateName)
                 audioTemplates[codec] = t
                 dump.append(("audio-\(codec)", try t.render(["bitrate": "128000"])))
@@ -134,7 +137,8 @@ public final class LiveSession: @unchecked Sendable {
                 log("warning: vp8enc or avdec_h264 is missing: WebRTC viewers without H.264 will be refused")
             }
             let events = self.events, log = self.log
-            webrtc = try WebRTCOutput(template: fan, viewerTemplate: viewer, vp8: vp8, addresses: settings.addresses,
+            webrtc = try WebRTCOutput(template: fan, viewerTemplate: viewer, vp8: vp8, audio: !options.audio.isSilent,
+                                      addresses: settings.addresses,
                                       maxViewers: settings.maxViewers, connectTimeout: settings.connectTimeout,
                                       frameClockBase: { [weak self] in self?.loop?.clock.baseTime },
                                       onEvent: { type, details in
@@ -146,7 +150,7 @@ public final class LiveSession: @unchecked Sendable {
                 default: break
                 }
             })
-            dump.append(("webrtc", try WebRTCOutput.launch(template: fan, vp8: vp8)))
+            dump.append(("webrtc", try WebRTCOutput.launch(template: fan, vp8: vp8, audio: !options.audio.isSilent)))
             dump.append(("webrtc viewer", try viewer.render(["pt": "PT"])))
             if let vp8 { dump.append(("webrtc viewer (VP8)", try vp8.viewer.render(["pt": "PT"]))) }
         }
@@ -252,6 +256,9 @@ public final class LiveSession: @unchecked Sendable {
             audio = track
             loop.afterFrame = { [weak track] time in track?.advance(to: time) }
             if let rtsp { track.subscribe(rtsp) { [weak rtsp] b, c in rtsp?.deliverAudio(b, c) } }
+            if let webrtc, webrtc.carriesAudio {
+                track.subscribe(webrtc, codec: .opus) { [weak webrtc] b, c in webrtc?.deliverAudio(b, c) }
+            }
             for out in prepared { out.hear(track) }
         }
         let live = try makeEncoder(fixed: nil, liveSize: renderer.size, rawCaps: loop.rawCaps)

@@ -13,51 +13,61 @@ final class WebRTCPeer: @unchecked Sendable {
     private let pipeline: UnsafeMutablePointer<GstElement>
     private let bin: UnsafeMutablePointer<GstElement>
     private let webrtc: UnsafeMutablePointer<GstElement>
-    private let tee: UnsafeMutablePointer<GstElement>
-    private var teePad: UnsafeMutablePointer<GstPad>?
+    /// Each tee this viewer hangs on, and the pad it was given there.
+    private var feeds: [(tee: UnsafeMutablePointer<GstElement>, pad: UnsafeMutablePointer<GstPad>?)] = []
     private var removed = false
 
     /// - Parameters:
-    ///   - launch: the viewer's bin as gst-launch text, ending in `webrtcbin name=peer`.
+    ///   - launch: the viewer's bin as gst-launch text, with `webrtcbin name=peer`.
+    ///   - feeds: which element of the bin takes which tee of the owner pipeline (`video` ← `fan`, `sound` ←
+    ///     `audiofan`); each gets a ghost pad on the bin.
     ///   - addresses: the only local addresses ICE gathers on (loopback and the address the page was served on);
     ///     empty: every interface.
-    init(in owner: Pipeline, teeNamed teeName: String, name: String, launch: String, addresses: [String]) throws(GstError) {
+    init(in owner: Pipeline, name: String, launch: String, feeds links: [(element: String, tee: String)],
+         addresses: [String]) throws(GstError) {
         self.name = name
         var error: UnsafeMutablePointer<GError>?
-        guard let bin = gst_parse_bin_from_description(launch, 1, &error).flatMap({ cgst_element(UnsafeMutableRawPointer($0)) })
+        guard let bin = gst_parse_bin_from_description(launch, 0, &error).flatMap({ cgst_element(UnsafeMutableRawPointer($0)) })
         else { throw GstError.take(error, element: name, fallback: "cannot build the viewer's bin") }
         gst_object_set_name(cgst_object(UnsafeMutableRawPointer(bin)), name)
         guard let webrtc = gst_bin_get_by_name(cgst_bin(bin), "peer") else {
             gst_object_unref(UnsafeMutableRawPointer(bin))
-            throw GstError(element: name, message: "webrtc-viewer.pipeline needs 'webrtcbin name=peer'")
-        }
-        guard let tee = owner.element(named: teeName) else {
-            gst_object_unref(UnsafeMutableRawPointer(webrtc))
-            gst_object_unref(UnsafeMutableRawPointer(bin))
-            throw GstError(element: name, message: "the fan-out pipeline has no element '\(teeName)'")
+            throw GstError(element: name, message: "the viewer's pipeline needs 'webrtcbin name=peer'")
         }
         self.bin = bin
         self.webrtc = webrtc
-        self.tee = tee
         pipeline = owner.element
         gst_object_ref(UnsafeMutableRawPointer(pipeline))
+        // A ghost sink pad on the bin for each fed element, named after it.
+        var ghosts: [(pad: UnsafeMutablePointer<GstPad>, tee: String)] = []
+        for link in links {
+            guard let inner = gst_bin_get_by_name(cgst_bin(bin), link.element) else { continue }
+            defer { gst_object_unref(UnsafeMutableRawPointer(inner)) }
+            guard let target = gst_element_get_static_pad(inner, "sink") else { continue }
+            defer { gst_object_unref(UnsafeMutableRawPointer(target)) }
+            if let ghost = gst_ghost_pad_new("sink_\(link.element)", target) {
+                gst_element_add_pad(bin, ghost)
+                ghosts.append((ghost, link.tee))
+            }
+        }
         if let ice = cgst_object_get_pointer(UnsafeMutableRawPointer(webrtc), "ice-agent") {
             for a in addresses { _ = cgst_webrtc_ice_add_local_ip(ice, a) }
             g_object_unref(ice)
         }
-        // Into the running pipeline, playing, then fed from the tee.
+        // Into the running pipeline, playing, then fed from the tees.
         gst_bin_add(cgst_bin(pipeline), bin)
         _ = gst_element_sync_state_with_parent(bin)
-        guard let src = gst_element_request_pad_simple(tee, "src_%u"),
-              let sink = gst_element_get_static_pad(bin, "sink") else {
-            remove()
-            throw GstError(element: name, message: "cannot link the viewer to the stream")
-        }
-        defer { gst_object_unref(UnsafeMutableRawPointer(sink)) }
-        teePad = src
-        guard gst_pad_link(src, sink) == GST_PAD_LINK_OK else {
-            remove()
-            throw GstError(element: name, message: "cannot link the viewer to the stream")
+        for (ghost, teeName) in ghosts {
+            guard let tee = owner.element(named: teeName) else {
+                remove()
+                throw GstError(element: name, message: "the fan-out pipeline has no element '\(teeName)'")
+            }
+            let pad = gst_element_request_pad_simple(tee, "src_%u")
+            feeds.append((tee, pad))
+            guard let pad, gst_pad_link(pad, ghost) == GST_PAD_LINK_OK else {
+                remove()
+                throw GstError(element: name, message: "cannot link the viewer to the stream (\(teeName))")
+            }
         }
     }
 
@@ -133,33 +143,37 @@ final class WebRTCPeer: @unchecked Sendable {
     /// Calls `handler` for every key-frame request (PLI/FIR) the viewer sends: they end at the fan-out's appsrc,
     /// and the encoder lives in another pipeline.
     func onKeyFrameRequest(_ handler: @escaping () -> Void) {
-        guard let sink = gst_element_get_static_pad(bin, "sink") else { return }
+        guard let sink = gst_element_get_static_pad(bin, "sink_video") else { return }
         defer { gst_object_unref(UnsafeMutableRawPointer(sink)) }
         Pipeline.probeUpstreamKeyUnit(on: sink, handler)
     }
 
-    /// Unhooks the viewer from the tee when no buffer is passing, then stops and drops its bin. Idempotent.
+    /// Unhooks the viewer from each tee when no buffer is passing there, then stops and drops its bin. Idempotent.
     func remove() {
         guard !removed else { return }
         removed = true
-        if let teePad {
+        for (tee, pad) in feeds {
+            guard let pad else {
+                gst_object_unref(UnsafeMutableRawPointer(tee))
+                continue
+            }
             let done = DispatchSemaphore(value: 0)
-            Pipeline.whenIdle(teePad) { [bin, tee] pad in
-                if let sink = gst_element_get_static_pad(bin, "sink") {
-                    gst_pad_unlink(pad, sink)
-                    gst_object_unref(UnsafeMutableRawPointer(sink))
+            Pipeline.whenIdle(pad) { pad in
+                if let peer = gst_pad_get_peer(pad) {
+                    gst_pad_unlink(pad, peer)
+                    gst_object_unref(UnsafeMutableRawPointer(peer))
                 }
                 gst_element_release_request_pad(tee, pad)
                 done.signal()
             }
             _ = done.wait(timeout: .now() + 2)
-            gst_object_unref(UnsafeMutableRawPointer(teePad))
-            self.teePad = nil
+            gst_object_unref(UnsafeMutableRawPointer(pad))
+            gst_object_unref(UnsafeMutableRawPointer(tee))
         }
+        feeds = []
         gst_element_set_state(bin, GST_STATE_NULL)
         gst_bin_remove(cgst_bin(pipeline), bin)
         gst_object_unref(UnsafeMutableRawPointer(webrtc))
-        gst_object_unref(UnsafeMutableRawPointer(tee))
         gst_object_unref(UnsafeMutableRawPointer(pipeline))
     }
 

@@ -21,6 +21,8 @@ public struct SDPOffer: Sendable, Equatable {
     public var videoDirection: String
     /// Kinds of the other media sections (audio, application), answered as rejected.
     public var otherMedia: [String]
+    /// The first audio section's Opus entry when that section asks to receive: where the sound goes.
+    public var opus: Codec?
 
     /// What pipcompose sends: H.264 in packetization mode 1 from one encoder shared by every viewer, else VP8.
     public static let canSend = "H.264 with packetization-mode=1 (constrained baseline; a Baseline, Main or High decoder plays it), or VP8"
@@ -58,9 +60,10 @@ public struct SDPOffer: Sendable, Equatable {
         }
         var other: [String] = []
         var video: (codecs: [Codec], direction: String)?
+        var audio: (codecs: [Codec], direction: String)?
         for section in sections {
             let kind = String(section[0].dropFirst(2).prefix { $0 != " " })
-            guard kind == "video", video == nil else {
+            guard (kind == "video" && video == nil) || (kind == "audio" && audio == nil) else {
                 other.append(kind)
                 continue
             }
@@ -86,12 +89,16 @@ public struct SDPOffer: Sendable, Equatable {
                     direction = String(line.dropFirst(2))
                 }
             }
-            video = (order.compactMap { codecs[$0] }.filter { !$0.name.isEmpty }, direction)
+            let listed = (order.compactMap { codecs[$0] }.filter { !$0.name.isEmpty }, direction)
+            if kind == "video" { video = listed } else { audio = listed }
         }
         guard let video else {
             throw Refused(description: "the offer has no video section; add a video transceiver (addTransceiver('video', {direction: 'recvonly'}))")
         }
-        return SDPOffer(videoCodecs: video.codecs, videoDirection: video.direction, otherMedia: other)
+        let opus = audio.flatMap { a in
+            ["recvonly", "sendrecv"].contains(a.direction) ? a.codecs.first { $0.name == "OPUS" && $0.clockRate == 48000 } : nil
+        }
+        return SDPOffer(videoCodecs: video.codecs, videoDirection: video.direction, otherMedia: other, opus: opus)
     }
 
     /// The H.264 payload type to answer with, or a refusal naming what the offer has and what can be sent. A

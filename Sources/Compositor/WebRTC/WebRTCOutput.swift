@@ -3,7 +3,8 @@ import Foundation
 /// Browsers as viewers (WHEP): the live encoder's H.264, encoded once, fanned out in one pipeline
 /// (`pipelines/webrtc.pipeline`: appsrc → tee) to one webrtcbin per viewer (`pipelines/webrtc-viewer.pipeline`).
 /// A browser that offers no H.264 gets VP8 (`pipelines/webrtc-vp8.pipeline`: the stream decoded and encoded again,
-/// behind a valve that is open only while VP8 viewers watch, so it costs nothing otherwise).
+/// behind a valve that is open only while VP8 viewers watch, so it costs nothing otherwise). With sound, a browser
+/// that offers to receive audio gets the track as Opus, on the same clock as the picture.
 ///
 /// A viewer joins with `POST /v1/whep` (an SDP offer; the answer carries every ICE candidate, no trickle) and
 /// leaves with `DELETE` on its location, by ICE or DTLS failing, by its RTCP going silent (a tab closed without a
@@ -47,10 +48,15 @@ public final class WebRTCOutput: @unchecked Sendable {
     }
 
     public let id = "webrtc"
+    /// Viewers whose browsers offer to receive audio hear the session's sound (Opus).
+    public let carriesAudio: Bool
     public let maxViewers: Int
     public let connectTimeout: TimeInterval
     private let pipeline: Pipeline
     private let input: AppSource
+    /// The sound's appsrc (Opus packets), when the session has sound.
+    private let audioInput: AppSource?
+    private var audioCaps: MediaCaps?
     private let viewerTemplate: PipelineTemplate
     private let vp8ViewerTemplate: PipelineTemplate?
     private let addresses: [String]
@@ -72,7 +78,7 @@ public final class WebRTCOutput: @unchecked Sendable {
     ///     nil: H.264 viewers only.
     public init(template: PipelineTemplate, viewerTemplate: PipelineTemplate,
                 vp8: (branch: PipelineTemplate, viewer: PipelineTemplate, values: [String: String])? = nil,
-                addresses: [String], maxViewers: Int, connectTimeout: TimeInterval = 15,
+                audio: Bool = false, addresses: [String], maxViewers: Int, connectTimeout: TimeInterval = 15,
                 frameClockBase: @escaping @Sendable () -> MediaTime?,
                 onEvent: @escaping @Sendable (String, [String: String]) -> Void) throws {
         self.viewerTemplate = viewerTemplate
@@ -81,19 +87,23 @@ public final class WebRTCOutput: @unchecked Sendable {
         self.maxViewers = maxViewers
         self.connectTimeout = connectTimeout
         self.onEvent = onEvent
-        pipeline = try Pipeline(name: "webrtc", launch: try Self.launch(template: template, vp8: vp8))
+        carriesAudio = audio && template.hasAudio && viewerTemplate.hasAudio
+        pipeline = try Pipeline(name: "webrtc", launch: try Self.launch(template: template, vp8: vp8, audio: carriesAudio))
         guard let input = pipeline.appSource(named: "in", maxBuffers: 8) else {
             pipeline.stop(drain: false)
             throw GstError(element: "webrtc", message: "\(template.path) needs 'appsrc name=in' and 'tee name=fan'")
         }
         self.input = input
         input.mapTimestamps(frameClockBase: frameClockBase)
+        audioInput = carriesAudio ? pipeline.appSource(named: "audio", maxBuffers: 16) : nil
+        audioInput?.mapTimestamps(exact: true, frameClockBase: frameClockBase)
     }
 
     /// The fan-out, with the VP8 branch hung on its tee when there is one.
     public static func launch(template: PipelineTemplate,
-                              vp8: (branch: PipelineTemplate, viewer: PipelineTemplate, values: [String: String])?) throws -> String {
-        let fan = try template.render([:])
+                              vp8: (branch: PipelineTemplate, viewer: PipelineTemplate, values: [String: String])?,
+                              audio: Bool = false) throws -> String {
+        let fan = try template.render([:], audio: audio)
         guard let vp8 else { return fan }
         return fan + "  fan. ! " + (try vp8.branch.render(vp8.values))
     }
@@ -119,8 +129,11 @@ public final class WebRTCOutput: @unchecked Sendable {
     /// Answers a WHEP offer: returns the session id and the SDP answer. Throws `.badOffer` (nothing we can send, or
     /// not SDP), `.full` over the limit, `.failed` when GStreamer could not answer.
     public func answer(offer: String) async throws -> (id: String, sdp: String) {
-        let choice: SDPOffer.Choice
-        do { choice = try SDPOffer.parse(offer).choice() } catch { throw Failure.badOffer(error.description) }
+        let parsed: SDPOffer, choice: SDPOffer.Choice
+        do {
+            parsed = try SDPOffer.parse(offer)
+            choice = try parsed.choice()
+        } catch { throw Failure.badOffer(error.description) }
         if case .vp8 = choice, vp8ViewerTemplate == nil {
             throw Failure.badOffer("the offer has no H.264 (packetization-mode=1) and VP8 is not installed here (gstreamer1.0-plugins-good's vp8enc)")
         }
@@ -138,14 +151,18 @@ public final class WebRTCOutput: @unchecked Sendable {
                     let isVP8: Bool
                     if case .vp8 = choice { isVP8 = true } else { isVP8 = false }
                     let template = isVP8 ? vp8ViewerTemplate! : viewerTemplate
-                    let launch = try template.render(["pt": String(choice.payloadType)])
+                    // The sound too, when there is some and the browser offered to receive Opus.
+                    let opus = carriesAudio ? parsed.opus : nil
+                    let launch = try template.render(["pt": String(choice.payloadType),
+                                                      "audio_pt": String(opus?.payloadType ?? 111)], audio: opus != nil)
+                    var feeds = [(element: "video", tee: isVP8 ? "vp8fan" : "fan")]
+                    if opus != nil { feeds.append((element: "sound", tee: "audiofan")) }
                     // The first VP8 viewer opens the transcoding branch (and asks for a key frame to start from).
                     if isVP8 { vp8Viewers(changedBy: 1) }
                     let peer: WebRTCPeer
                     let sdp: String
                     do {
-                        peer = try WebRTCPeer(in: pipeline, teeNamed: isVP8 ? "vp8fan" : "fan", name: id, launch: launch,
-                                              addresses: addresses)
+                        peer = try WebRTCPeer(in: pipeline, name: id, launch: launch, feeds: feeds, addresses: addresses)
                         do { sdp = try peer.answer(offer: offer, gatherTimeout: 5) } catch {
                             peer.remove()
                             throw error
@@ -162,7 +179,7 @@ public final class WebRTCOutput: @unchecked Sendable {
                     }
                     watch(peer, id: id, vp8: isVP8)
                     onEvent("viewerJoined", ["kind": "webrtc", "session": id, "codec": isVP8 ? "VP8" : "H264",
-                                             "webrtcViewers": String(count)])
+                                             "sound": opus != nil ? "opus" : "none", "webrtcViewers": String(count)])
                     done.resume(returning: (id, sdp))
                 } catch let e as GstError {
                     done.resume(throwing: Failure.failed("cannot answer the offer: \(e.message)"))
@@ -260,12 +277,26 @@ public final class WebRTCOutput: @unchecked Sendable {
         _bytes += UInt64(buffer.size)
     }
 
+    /// Called on the Opus encoder's streaming thread: every packet goes to the sound's tee, stamped on the frame
+    /// clock like the picture (the browser lines the two up by RTCP sender reports).
+    public func deliverAudio(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
+        guard let audioInput else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        if let caps, audioCaps == nil || audioCaps! != caps {
+            audioInput.setCaps(caps)
+            audioCaps = caps
+        }
+        _ = audioInput.push(buffer.shallowCopy())
+    }
+
     /// Ends every session and the pipeline.
     public func stop() {
         queue.sync {
             for id in lock.withLock({ Array(viewers.keys) }) { drop(id, reason: "pipcompose stopped") }
         }
         input.endOfStream()
+        audioInput?.endOfStream()
         pipeline.stop(drain: false)
     }
 }
