@@ -44,22 +44,8 @@ public struct ControlClient: Sendable {
     /// Sends `body` as it is (JSON or not) and returns whatever status and body came back; throws only when
     /// the server cannot be reached.
     public func exchange(_ method: String, _ path: String, body: Data? = nil) throws(Failure) -> (status: Int, body: Data) {
-        guard let url = URL(string: base + path) else { throw Failure(status: 0, message: "bad URL \(base + path)") }
-        var req = URLRequest(url: url, timeoutInterval: 30)
-        req.httpMethod = method
-        authorize(&req)
-        if let body {
-            req.httpBody = body
-            req.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let answer = Answer()
-        URLSession.shared.dataTask(with: req) { d, r, e in answer.set(d, r, e) }.resume()
-        let (data, response, error) = answer.wait()
-        if let error {
-            throw Failure(status: 0, message: "cannot reach pipcompose at \(base): \(error.localizedDescription); "
-                          + "is it running with --control?")
-        }
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        let r = try request(method, path, body: body, contentType: "application/json")
+        return (r.status, r.body)
     }
 
     /// Sends `body` with its own content type (an SDP offer to WHEP) and returns the status, the response's headers
@@ -78,7 +64,8 @@ public struct ControlClient: Sendable {
         URLSession.shared.dataTask(with: req) { d, r, e in answer.set(d, r, e) }.resume()
         let (data, response, error) = answer.wait()
         if let error {
-            throw Failure(status: 0, message: "cannot reach pipcompose at \(base): \(error.localizedDescription)")
+            throw Failure(status: 0, message: "cannot reach pipcompose at \(base): \(error.localizedDescription); "
+                          + "is it running with --control?")
         }
         let http = response as? HTTPURLResponse
         var headers: [String: String] = [:]
