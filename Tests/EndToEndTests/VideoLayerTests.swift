@@ -90,6 +90,17 @@ extension EndToEnd {
             let out = dir.file("layers.ts")
             let (p, _) = try startLive([scene, "--record", out], rtsp: false)
             #expect(p.waitForFrames("record:\(out)", atLeast: 60), "\(p.allOutput)")
+            // The live picture (/v1/frame.png) too: the background layer is a plate, copied to the encoder as I420,
+            // so this picture is put together from it and the canvas under the widgets.
+            let c = try #require(controlURL(p))
+            let (status, picture) = http("GET", c + "/v1/frame.png")
+            #expect(status == 200)
+            let live = dir.file("live.png")
+            try picture.write(to: URL(fileURLWithPath: live))
+            let rgbLive = try rgbPixels(live)
+            func at(_ x: Int, _ y: Int) -> (Int, Int, Int) { let i = (y * 640 + x) * 3; return (Int(rgbLive[i]), Int(rgbLive[i + 1]), Int(rgbLive[i + 2])) }
+            let (l, r, inset) = (at(6, 180), at(634, 180), at(530, 68))
+            #expect(l.0 > 200 && l.2 < 60 && r.2 > 200 && r.0 < 60 && inset.1 > 200 && inset.0 < 60, "\(l) \(r) \(inset)")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
             func rgb(_ x: Int, _ y: Int) throws -> (r: Int, g: Int, b: Int) {

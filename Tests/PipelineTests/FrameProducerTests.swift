@@ -55,6 +55,90 @@ import TestSupport
         #expect(drawnFrames < 90, "paused stretches should repeat the previous buffer")
     }
 
+    /// A video plate (a background layer under widgets): its I420 frames reach the buffer byte for byte outside
+    /// the widgets' boxes, and inside them the buffer is what a full redraw converts; frame after frame, with the
+    /// plate, an inset and a ticker changing at different times, buffers held (the pool rotating) or reused.
+    @Test(arguments: [3, 0])
+    func aPlateIsCopiedAsItIsAndOnlyTheWidgetsOverItAreConverted(holding: Int) throws {
+        Gst.initialize()
+        let size = PixelSize(width: 640, height: 360)
+        let scene = try SceneLoader.parse("""
+        size: 640x360
+        widgets:
+          - {id: bg, type: video, source: "test:smpte", place: background}
+          - {id: title, type: text, text: "OVER THE PLATE", style: {color: "#ffffff", background: "#00000066"}, place: {edge: top, size: 0.2}}
+          - {id: memo, type: ticker, items: ["a ticker over the plate, moving every frame", "二番目"], style: {background: "#00000088"}}
+          - {id: pip, type: video, source: "test:ball", place: {inset: top-right, width: 0.3}}
+        """, file: "plate.yaml")
+        let live = Renderer(scene: scene, size: size), reference = Renderer(scene: scene, size: size)
+        #expect((live.widget(id: "bg") as? VideoWidget)?.isPlate == true && (live.widget(id: "pip") as? VideoWidget)?.isPlate == false)
+        // A plate frame: luma and chroma ramps that move with `k`, in GStreamer's I420 layout.
+        func plateFrame(_ k: Int) throws -> MediaBuffer {
+            let w = size.width, h = size.height
+            return try #require(MediaBuffer.filled(bytes: w * h * 3 / 2) { raw in
+                let b = raw.bindMemory(to: UInt8.self)
+                for y in 0..<h { for x in 0..<w { b[y * w + x] = UInt8(16 + (x + 2 * y + 7 * k) % 220) } }
+                for y in 0..<(h / 2) { for x in 0..<(w / 2) {
+                    b[w * h + y * w / 2 + x] = UInt8(64 + (x + 3 * k) % 128)
+                    b[w * h * 5 / 4 + y * w / 2 + x] = UInt8(64 + (y + 5 * k) % 128)
+                } }
+            })
+        }
+        func insetFrame(_ k: Int, _ s: PixelSize) throws -> MediaBuffer {
+            try #require(MediaBuffer.filled(bytes: s.width * s.height * 4) { raw in
+                let words = raw.bindMemory(to: UInt32.self)
+                for i in words.indices { words[i] = 0xFF00_0000 | UInt32((k * 40) % 256) << 16 | UInt32(i % 256) }
+            })
+        }
+        let producer = try FrameProducer(size: size, fps: 30)
+        var held: [MediaBuffer] = []
+        var copied = 0
+        for f in 0..<45 {
+            let newPlate = f % 3 == 0 ? try plateFrame(f) : nil
+            for r in [live, reference] {
+                if let newPlate { (r.widget(id: "bg") as! VideoWidget).slot.put(newPlate, size: size, i420: true, at: Double(f)) }
+                if f % 4 == 1, let w = r.widget(id: "pip") as? VideoWidget, let s = w.slot.wanted {
+                    w.slot.put(try insetFrame(f, s), size: s, at: Double(f))
+                }
+            }
+            let time = FrameTime(frame: Int64(f), media: Double(f) / 30, wall: Date(timeIntervalSince1970: 1_772_600_767 + Double(f) / 30))
+            let (buffer, _) = try producer.produce(live, at: time)
+            if live.plateRefreshed { copied += 1 }
+            let refPool = try FramePool(size: size, fps: 30, format: .i420, buffers: 1)
+            let surface = try reference.snapshot(at: time)
+            let refBuffer = try refPool.acquire()
+            try refPool.withPlanes(refBuffer) { p in
+                surface.withBytes { bytes in
+                    I420Converter.convert(bgrx: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                          stride: surface.stride, into: p, rect: (0, 0, size.width, size.height))
+                }
+            }
+            let plate = try #require((live.widget(id: "bg") as? VideoWidget)?.slot.frame)
+            let original = try #require(plate.buffer.withBytes { [UInt8]($0) })
+            let got = try planes(producer.pool, buffer), want = try planes(refPool, refBuffer)
+            let w = size.width, h = size.height
+            var mask = [Bool](repeating: false, count: w * h)
+            for r in live.plateCovered {
+                for y in Int(r.minY)..<Int(r.maxY) { for x in Int(r.minX)..<Int(r.maxX) { mask[y * w + x] = true } }
+            }
+            func under(_ x: Int, _ y: Int) -> Bool { mask[y * w + x] }
+            var wrongPlate = 0, wrongWidgets = 0
+            for y in 0..<h { for x in 0..<w {
+                let i = y * w + x
+                if under(x, y) { if got[i] != want[i] { wrongWidgets += 1 } } else if got[i] != original[i] { wrongPlate += 1 }
+            } }
+            for plane in 0..<2 { for y in 0..<(h / 2) { for x in 0..<(w / 2) {
+                let i = w * h + plane * (w * h / 4) + y * (w / 2) + x
+                if under(2 * x, 2 * y) { if got[i] != want[i] { wrongWidgets += 1 } } else if got[i] != original[i] { wrongPlate += 1 }
+            } } }
+            #expect(wrongPlate == 0 && wrongWidgets == 0, "frame \(f): \(wrongPlate) plate bytes and \(wrongWidgets) bytes under widgets differ")
+            held.append(buffer)
+            if held.count > holding { held.removeFirst() }
+        }
+        // The plate's own frames were copied, not converted: every third frame brought a new one.
+        #expect(copied >= 14, "plate refreshes: \(copied)")
+    }
+
     @Test func ourConversionMatchesVideoconvert() throws {
         let size = PixelSize(width: 320, height: 180)
         let renderer = Renderer(scene: DemoScene.load(), size: size)

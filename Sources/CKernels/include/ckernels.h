@@ -14,6 +14,11 @@ void ck_bgrx_to_i420(const uint8_t *bgrx, int stride, uint8_t *y, int y_stride, 
 void ck_bgrx_to_i420_sse2(const uint8_t *bgrx, int stride, uint8_t *y, int y_stride, uint8_t *u, int u_stride,
                           uint8_t *v, int v_stride, int x0, int y0, int x1, int y1);
 
+/// I420 (BT.709, limited range) -> BGRx for the rectangle x0..x1, y0..y1 of the picture (any edges inside it): how a
+/// video layer that arrives as I420 is drawn where widgets lie over it.
+void ck_i420_to_bgrx(const uint8_t *y, int y_stride, const uint8_t *u, int u_stride, const uint8_t *v, int v_stride,
+                     uint8_t *bgrx, int stride, int x0, int y0, int x1, int y1);
+
 /// Names the calling thread as `top -H`, perf and /proc show it (15 bytes at most). Here because Swift's Glibc
 /// module hides pthread_setname_np (a _GNU_SOURCE function) and prctl is variadic.
 void ck_name_this_thread(const char *name);

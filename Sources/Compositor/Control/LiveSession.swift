@@ -456,7 +456,7 @@ public final class LiveSession: @unchecked Sendable {
         }
         let events = self.events, log = self.log
         videoInputs = layers.map { w in
-            VideoInput(id: w.id, source: w.config.source, loops: w.config.loop, fit: w.config.fit, slot: w.slot, template: template) { type, details in
+            VideoInput(id: w.id, source: w.config.source, loops: w.config.loop, fit: w.config.fit, i420: w.isPlate, slot: w.slot, template: template) { type, details in
                 events.publish(type, details)
                 let id = details["id"] ?? "", source = details["source"] ?? ""
                 switch type {

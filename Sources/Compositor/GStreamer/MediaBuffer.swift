@@ -83,4 +83,19 @@ public final class MediaBuffer: @unchecked Sendable {
 
     /// A new reference for a C function that takes one (transfer full).
     func passRetained() -> UnsafeMutablePointer<GstBuffer> { gst_buffer_ref(pointer) }
+
+    /// Calls `body` with the planes of this buffer read as an I420 picture of `size` (its video meta's strides
+    /// when it has one, GStreamer's default layout otherwise); nil when it cannot be mapped so.
+    public func withI420Planes<T>(size: PixelSize, _ body: (I420Converter.Planes) throws -> T) rethrows -> T? {
+        var info = GstVideoInfo()
+        guard gst_video_info_set_format(&info, GST_VIDEO_FORMAT_I420, guint(size.width), guint(size.height)) != 0 else { return nil }
+        var frame = GstVideoFrame()
+        guard gst_video_frame_map(&frame, &info, pointer, GST_MAP_READ) != 0 else { return nil }
+        defer { gst_video_frame_unmap(&frame) }
+        func plane(_ i: guint) -> UnsafeMutablePointer<UInt8> { cgst_video_frame_plane(&frame, i)!.assumingMemoryBound(to: UInt8.self) }
+        return try body(I420Converter.Planes(
+            y: plane(0), yStride: Int(cgst_video_frame_plane_stride(&frame, 0)),
+            u: plane(1), uStride: Int(cgst_video_frame_plane_stride(&frame, 1)),
+            v: plane(2), vStride: Int(cgst_video_frame_plane_stride(&frame, 2))))
+    }
 }

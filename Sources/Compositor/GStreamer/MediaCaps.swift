@@ -40,6 +40,13 @@ public final class MediaCaps: @unchecked Sendable, Equatable, CustomStringConver
         return PixelSize(width: Int(w), height: Int(h))
     }
 
+    /// The raw video format ("BGRx", "I420"), nil for anything else.
+    public var videoFormat: String? {
+        guard let structure = gst_caps_get_structure(pointer, 0), let f = gst_structure_get_string(structure, "format")
+        else { return nil }
+        return String(cString: f)
+    }
+
     /// The sample rate of audio caps; nil for anything else.
     public var audioRate: Int? {
         guard let structure = gst_caps_get_structure(pointer, 0) else { return nil }

@@ -82,6 +82,15 @@ public final class ImageSurface {
         return try body(UnsafeRawBufferPointer(start: data, count: stride * height))
     }
 
+    /// Lets `body` write the pixels of `rect` (whole pixels) directly, then tells Cairo they changed.
+    public func withMutableBytes<T>(dirty rect: (x: Int, y: Int, width: Int, height: Int),
+                                    _ body: (UnsafeMutablePointer<UInt8>) throws -> T) rethrows -> T {
+        flush()
+        let data = cairo_image_surface_get_data(pointer)!
+        defer { cairo_surface_mark_dirty_rectangle(pointer, Int32(rect.x), Int32(rect.y), Int32(rect.width), Int32(rect.height)) }
+        return try body(data)
+    }
+
     /// Writes the surface as PNG; the error names the path.
     public func writePNG(to path: String) throws {
         flush()

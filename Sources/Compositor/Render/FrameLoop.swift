@@ -151,7 +151,7 @@ public final class FrameLoop: @unchecked Sendable {
                 defer { pictureRequests = [] }
                 return pictureRequests
             }
-            for p in pictures { p(sentFirst ? try? producer.copyOfPicture() : nil) }
+            for p in pictures { p(sentFirst ? try? producer.copyOfPicture(renderer) : nil) }
             // A hiccup (the thread scheduled late by a frame or a few) is caught up: the missed frames are
             // drawn at once with their own timestamps, which costs well under a millisecond each. Only a real
             // stall, more than `catchUpLimit` frames behind, skips frames, and counts them as dropped.

@@ -12,7 +12,7 @@ public final class FrameProducer {
     let surface: ImageSurface
     let canvas: Canvas
     let pool: FramePool
-    private var history: [(frame: Int64, rects: [Rect])] = []
+    private var history: [(frame: Int64, rects: [Rect], plate: Bool)] = []
     /// Frames up to this one are no longer in `history`.
     private var forgottenUpTo: Int64 = -1
     private var last: MediaBuffer?
@@ -29,9 +29,21 @@ public final class FrameProducer {
     public var caps: String { pool.caps }
 
     /// A copy of the picture last produced (the canvas keeps the whole frame): what viewers see now.
-    public func copyOfPicture() throws -> ImageSurface {
+    public func copyOfPicture(_ renderer: Renderer? = nil) throws -> ImageSurface {
         let copy = try ImageSurface(width: size.width, height: size.height)
-        Canvas(surface: copy).copy(size.rect, from: surface)
+        let c = Canvas(surface: copy)
+        if let renderer, let plate = renderer.platePicture {
+            // The canvas holds the picture only under the widgets: the plate's own frame around them.
+            copy.withMutableBytes(dirty: (0, 0, size.width, size.height)) { bytes in
+                _ = plate.buffer.withI420Planes(size: plate.size) { planes in
+                    I420Converter.toBGRx(from: planes, into: bytes, stride: copy.stride,
+                                         rect: (0, 0, plate.size.width, plate.size.height), offset: (0, 0))
+                }
+            }
+            for r in renderer.plateCovered { c.copy(r, from: surface) }
+        } else {
+            c.copy(size.rect, from: surface)
+        }
         copy.flush()
         return copy
     }
@@ -66,7 +78,7 @@ public final class FrameProducer {
             return (last.shallowCopy(), false)
         }
         let damage = renderer.render(on: canvas, at: time)
-        history.append((time.frame, damage))
+        history.append((time.frame, damage, renderer.plateRefreshed))
         if history.count > 32 {
             forgottenUpTo = history.removeFirst().frame
         }
@@ -78,8 +90,14 @@ public final class FrameProducer {
         let held = pool.frameHeld(in: buffer)
         try pool.withPlanes(buffer) { planes in
             var rects: [Rect]
-            if let k = held, k >= forgottenUpTo {
-                rects = history.filter { $0.frame > k }.flatMap(\.rects)
+            let since = held.flatMap { k in k >= forgottenUpTo ? history.filter { $0.frame > k } : nil }
+            // A video plate: its I420 frame is copied as it is, and only where widgets lie over it is the canvas
+            // converted (outside those boxes the canvas no longer holds the picture).
+            if let plate = renderer.platePicture, since == nil || since!.contains(where: \.plate) {
+                _ = plate.buffer.withI420Planes(size: plate.size) { from in I420Converter.copy(from, into: planes, size: size) }
+                rects = renderer.plateCovered
+            } else if let since {
+                rects = since.flatMap(\.rects)
             } else {
                 rects = [size.rect]
             }

@@ -45,6 +45,26 @@ public enum I420Converter {
                         Int32(rect.x0), Int32(rect.y0), Int32(rect.x1), Int32(rect.y1))
     }
 
+    /// The inverse, for the pixels of `rect` of an I420 picture written into `bgrx` (row `stride`) at the same place
+    /// shifted by `offset` (the picture's top-left in the BGRx image).
+    public static func toBGRx(from p: Planes, into bgrx: UnsafeMutablePointer<UInt8>, stride: Int,
+                              rect: (x0: Int, y0: Int, x1: Int, y1: Int), offset: (x: Int, y: Int)) {
+        ck_i420_to_bgrx(p.y, Int32(p.yStride), p.u, Int32(p.uStride), p.v, Int32(p.vStride),
+                        bgrx + offset.y * stride + offset.x * 4, Int32(stride),
+                        Int32(rect.x0), Int32(rect.y0), Int32(rect.x1), Int32(rect.y1))
+    }
+
+    /// Copies the whole of one I420 picture into another of the same size, plane by plane, row by row.
+    public static func copy(_ from: Planes, into to: Planes, size: PixelSize) {
+        func rows(_ src: UnsafeMutablePointer<UInt8>, _ ss: Int, _ dst: UnsafeMutablePointer<UInt8>, _ ds: Int, _ w: Int, _ h: Int) {
+            if ss == ds && ss == w { dst.update(from: src, count: w * h); return }
+            for r in 0..<h { (dst + r * ds).update(from: src + r * ss, count: w) }
+        }
+        rows(from.y, from.yStride, to.y, to.yStride, size.width, size.height)
+        rows(from.u, from.uStride, to.u, to.uStride, size.width / 2, size.height / 2)
+        rows(from.v, from.vStride, to.v, to.vStride, size.width / 2, size.height / 2)
+    }
+
     /// The 2x2 blocks of two rows from `from` to `to`, one at a time.
     @inline(__always)
     static func convertScalar(row0: UnsafePointer<UInt8>, row1: UnsafePointer<UInt8>, y0: UnsafeMutablePointer<UInt8>,

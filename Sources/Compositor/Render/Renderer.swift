@@ -24,6 +24,13 @@ public final class Renderer {
     /// For each widget (by index), the visible widgets whose boxes overlap its box, in drawing order; empty for
     /// every docked widget of a scene without floating ones.
     private var overlapping: [[Int]] = []
+    /// The plate's index (see `init`), if the scene has one.
+    private var plateIndex: Int?
+    /// True when the last `render` showed a new plate frame without drawing it into the canvas except under the
+    /// widgets: the producer copies `platePicture` and converts only `plateCovered` from the canvas.
+    public private(set) var plateRefreshed = false
+    /// The boxes of the widgets over the plate, where the canvas holds the picture.
+    public private(set) var plateCovered: [Rect] = []
     /// The appearances `isUnchanged` computed, used by the `render` that follows for the same moment (they build
     /// strings and arrays: computing them twice a frame was measurable at 30 frames a second).
     private var looks: (time: FrameTime, values: [Appearance])?
@@ -35,6 +42,13 @@ public final class Renderer {
         widgets = scene.widgets.map { WidgetFactory.make($0, warn: warn) }
         order = scene.widgets.indices.sorted { a, b in
             (scene.widgets[a].z, a) < (scene.widgets[b].z, b)
+        }
+        // A video layer under everything, edge to edge and opaque, is a plate: its I420 frames go to the encoder's
+        // buffer as they are, and only where widgets lie over it is it drawn into the canvas.
+        if let bottom = order.first, scene.widgets[bottom].placement.float == .background,
+           let layer = widgets[bottom] as? VideoWidget, layer.canBePlate {
+            layer.becomePlate()
+            plateIndex = bottom
         }
         if case .image(let path, _, _) = scene.background {
             do { backgroundPicture = try Picture.load(path: path) } catch {
@@ -70,6 +84,14 @@ public final class Renderer {
             let position = order.firstIndex(of: i) ?? 0
             w.hasLayerBelow = overlapping[i].contains { order.firstIndex(of: $0) ?? 0 < position }
         }
+        // On even pixel edges: these boxes are converted to I420 as they are (2x2 chroma blocks), and every pixel in
+        // them must have been drawn.
+        plateCovered = plateIndex.map { p in
+            order.filter { $0 != p }.compactMap { i -> Rect? in
+                guard let b = boxes[i], let a = I420Converter.aligned(b, width: size.width, height: size.height) else { return nil }
+                return Rect(x: Double(a.x0), y: Double(a.y0), width: Double(a.x1 - a.x0), height: Double(a.y1 - a.y0))
+            }
+        } ?? []
         invalidate()
     }
 
@@ -99,6 +121,7 @@ public final class Renderer {
     @discardableResult
     public func render(on canvas: Canvas, at time: FrameTime) -> [Rect] {
         var damage: [Rect] = []
+        plateRefreshed = false
         let previous = shown
         let now = looks.flatMap { $0.time == time ? $0.values : nil } ?? appearances(at: time)
         looks = nil
@@ -115,8 +138,20 @@ public final class Renderer {
             canvas.surface.flush()
             return [size.rect]
         }
+        var redrawn: [Rect] = []
+        // A new plate frame: the widgets' boxes over it are drawn again (plate region, then the widgets); the rest of
+        // the picture is the plate's own I420, which the producer copies.
+        if let p = plateIndex, previous[p] != now[p], platePicture != nil {
+            for box in plateCovered {
+                redrawStack(in: box, around: p, on: canvas, at: time)
+                damage.append(box)
+            }
+            redrawn = plateCovered
+            plateRefreshed = true
+        }
         for i in order {
             guard let box = boxes[i], previous[i] != now[i] else { continue }
+            if plateRefreshed && (i == plateIndex || redrawn.contains(where: { $0.contains(box, tolerance: 0.5) })) { continue }
             let w = widgets[i]
             // Only the part that changed, when the widget can tell (clipped drawing skips the rest).
             let region = (w.changedRegion(from: previous[i], to: now[i]) ?? box).integral
@@ -134,6 +169,11 @@ public final class Renderer {
         shown = now
         canvas.surface.flush()
         return damage
+    }
+
+    /// The plate's current frame, when there is a plate and it shows an I420 picture at the picture's size.
+    public var platePicture: VideoFrameSlot.Frame? {
+        plateIndex.flatMap { (widgets[$0] as? VideoWidget)?.plateFrame }
     }
 
     /// Draws `region` again from the bottom up: the background, unless a widget covers the region opaquely, then

@@ -9,6 +9,8 @@ public final class VideoFrameSlot: @unchecked Sendable {
     public struct Frame: @unchecked Sendable {
         public let buffer: MediaBuffer
         public let size: PixelSize
+        /// I420 (a plate: the layer under everything, edge to edge) rather than BGRx.
+        public let i420: Bool
         /// Counts frames from the input's start: a jump of more than one is frames the loop never showed.
         public let sequence: UInt64
         /// When the frame reached the slot (monotonic seconds): arrival, for the delay to when it is shown.
@@ -36,10 +38,10 @@ public final class VideoFrameSlot: @unchecked Sendable {
     public init() {}
 
     /// A new frame of `size` from the input (streaming thread).
-    func put(_ buffer: MediaBuffer, size: PixelSize, at time: Double) {
+    func put(_ buffer: MediaBuffer, size: PixelSize, i420: Bool = false, at time: Double) {
         lock.withLock {
             _sequence += 1
-            _frame = Frame(buffer: buffer, size: size, sequence: _sequence, arrived: time)
+            _frame = Frame(buffer: buffer, size: size, i420: i420, sequence: _sequence, arrived: time)
             _signal = true
         }
     }

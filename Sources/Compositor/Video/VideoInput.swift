@@ -18,6 +18,8 @@ public final class VideoInput: @unchecked Sendable {
     public let id: String
     public let loops: Bool
     public let fit: ImageFit
+    /// Frames come as I420 (the layer is a plate: the renderer copies them to the encoder's buffer as they are).
+    public let i420: Bool
     public let slot: VideoFrameSlot
     private let template: PipelineTemplate
     private let onEvent: @Sendable (String, [String: String]) -> Void
@@ -44,12 +46,13 @@ public final class VideoInput: @unchecked Sendable {
     public static let firstFrameTimeout = 10.0
     public static let stallTimeout = 5.0
 
-    public init(id: String, source: VideoSource, loops: Bool, fit: ImageFit = .fit, slot: VideoFrameSlot,
+    public init(id: String, source: VideoSource, loops: Bool, fit: ImageFit = .fit, i420: Bool = false, slot: VideoFrameSlot,
                 template: PipelineTemplate, onEvent: @escaping @Sendable (String, [String: String]) -> Void) {
         self.id = id
         _source = source
         self.loops = loops
         self.fit = fit
+        self.i420 = i420
         self.slot = slot
         self.template = template
         self.onEvent = onEvent
@@ -72,16 +75,17 @@ public final class VideoInput: @unchecked Sendable {
 
     /// The launch text for `size` (used by `--dump-pipeline` and to start).
     public func launch(size: PixelSize) throws -> String {
-        try Self.launch(template: template, source: source, fit: fit, size: size)
+        try Self.launch(template: template, source: source, fit: fit, size: size, i420: i420)
     }
 
-    static func launch(template: PipelineTemplate, source: VideoSource, fit: ImageFit, size: PixelSize) throws -> String {
+    static func launch(template: PipelineTemplate, source: VideoSource, fit: ImageFit, size: PixelSize,
+                       i420: Bool = false) throws -> String {
         let src: String
         switch source {
         case .test(let pattern): src = "videotestsrc is-live=true pattern=\(pattern)"
         case .uri(let uri): src = "uridecodebin name=decoder uri=\"\(PipelineTemplate.quoted(uri))\" caps=video/x-raw"
         }
-        return try template.render(["source": src, "scale": scaling(fit, size), "caps": caps(fit, size)])
+        return try template.render(["source": src, "scale": scaling(fit, size), "caps": caps(fit, size, i420: i420)])
     }
 
     /// How the input reaches the layer's size: letterboxed (`fit`), cropped to the box's shape then scaled
@@ -96,9 +100,10 @@ public final class VideoInput: @unchecked Sendable {
         }
     }
 
-    static func caps(_ fit: ImageFit, _ size: PixelSize) -> String {
-        fit == .center ? "video/x-raw,format=BGRx,pixel-aspect-ratio=1/1"
-            : "video/x-raw,format=BGRx,width=\(size.width),height=\(size.height),pixel-aspect-ratio=1/1"
+    static func caps(_ fit: ImageFit, _ size: PixelSize, i420: Bool = false) -> String {
+        let format = i420 ? "I420" : "BGRx"
+        return fit == .center ? "video/x-raw,format=\(format),pixel-aspect-ratio=1/1"
+            : "video/x-raw,format=\(format),width=\(size.width),height=\(size.height),pixel-aspect-ratio=1/1"
     }
 
     public func start() {
@@ -197,7 +202,7 @@ public final class VideoInput: @unchecked Sendable {
     private func arrived(_ buffer: MediaBuffer, _ caps: MediaCaps?, generation g: Int) {
         guard let size = caps?.videoSize else { return }
         let now = ProcessInfo.processInfo.systemUptime
-        slot.put(buffer, size: size, at: now)
+        slot.put(buffer, size: size, i420: caps?.videoFormat == "I420", at: now)
         let wasPlaying = lock.withLock { () -> Bool in
             _received += 1
             lastArrival = now
@@ -262,7 +267,7 @@ public final class VideoInput: @unchecked Sendable {
     private func resize(to size: PixelSize) {
         guard fit != .center, let pipeline else { return }
         if fit == .fill { pipeline.set("aspect-ratio", "\(size.width)/\(size.height)", onElementNamed: "input") }
-        pipeline.set("caps", Self.caps(fit, size), onElementNamed: "size")
+        pipeline.set("caps", Self.caps(fit, size, i420: i420), onElementNamed: "size")
     }
 
     /// GStreamer's reason, with what to do when it is a login the URL did not carry.

@@ -13,13 +13,14 @@ public enum VideoStill {
     public static func grab(into widget: VideoWidget, at seconds: Double, timeout: TimeInterval = 10) throws {
         let size = widget.slot.wanted ?? PixelSize(width: 320, height: 180)
         let template = try PipelineTemplate.load("video-input")
-        let launch = try VideoInput.launch(template: template, source: widget.config.source, fit: widget.config.fit, size: size)
+        let launch = try VideoInput.launch(template: template, source: widget.config.source, fit: widget.config.fit, size: size,
+                                           i420: widget.isPlate)
         let pipeline = try Pipeline(name: "still:\(widget.id)", launch: launch)
         let got = DispatchSemaphore(value: 0)
-        let first = Latest<(MediaBuffer, PixelSize)?>(nil)
+        let first = Latest<(MediaBuffer, PixelSize, Bool)?>(nil)
         let sink = pipeline.appSink(named: "frames", onSample: { buffer, caps in
             guard let size = caps?.videoSize, first.value == nil else { return }
-            first.value = (buffer, size)
+            first.value = (buffer, size, caps?.videoFormat == "I420")
             got.signal()
         }, onEOS: { got.signal() })
         guard sink != nil else {
@@ -42,9 +43,9 @@ public enum VideoStill {
                 got.signal()
             }
         }
-        guard got.wait(timeout: .now() + timeout) == .success, let (buffer, frameSize) = first.value else {
+        guard got.wait(timeout: .now() + timeout) == .success, let (buffer, frameSize, i420) = first.value else {
             throw Failed(description: errors.value ?? "no picture from \(widget.config.source) within \(Int(timeout)) s")
         }
-        widget.slot.put(buffer, size: frameSize, at: ProcessInfo.processInfo.systemUptime)
+        widget.slot.put(buffer, size: frameSize, i420: i420, at: ProcessInfo.processInfo.systemUptime)
     }
 }

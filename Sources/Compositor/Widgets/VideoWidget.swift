@@ -23,6 +23,12 @@ public final class VideoWidget: WidgetBase, Widget {
 
     public private(set) var config: Config
     private var fallback: Picture?
+    /// Set by the renderer when this layer lies under everything, edge to edge, opaque and square: a plate. Its input
+    /// then delivers I420, which the frame producer copies straight into the encoder's buffer; only where widgets lie
+    /// over it is it drawn (converted to BGRx) into the canvas.
+    public private(set) var isPlate = false
+    /// A BGRx copy of the last I420 frame that had to be scaled or blended (not a plate's plain copy).
+    private var converted: (sequence: UInt64, surface: ImageSurface)?
     /// Where the input puts its frames; the session attaches an input to it (a snapshot has none).
     public let slot = VideoFrameSlot()
     private var engine: TextEngine?
@@ -41,6 +47,15 @@ public final class VideoWidget: WidgetBase, Widget {
             }
         }
     }
+
+    /// Whether this layer can be a plate: a background, opaque, square, without a panel, padding or border, whose
+    /// frames cover it (fit or fill).
+    public var canBePlate: Bool {
+        config.opacity >= 1 && config.fit != .center && style.cornerRadius == 0 && style.padding == 0
+            && (style.background?.alpha ?? 0) == 0 && (style.border?.alpha ?? 0) == 0
+    }
+
+    func becomePlate() { isPlate = true }
 
     /// Run-time changes (render thread): the source named (the session restarts the input), the opacity.
     public func update(source: VideoSource?, opacity: Double?) {
@@ -63,7 +78,13 @@ public final class VideoWidget: WidgetBase, Widget {
         drawPanel(on: canvas)
         let radius = style.cornerRadius * scale
         let frame = current ?? slot.frame
-        if let frame {
+        if let frame, frame.i420 {
+            drawI420(frame, on: canvas, radius: radius)
+            if frame.sequence != lastPainted {
+                lastPainted = frame.sequence
+                slot.painted(frame)
+            }
+        } else if let frame {
             frame.buffer.withBytes { bytes in
                 canvas.paint(bgrx: bytes, size: frame.size, stride: frame.size.width * 4, in: fitted(frame.size),
                              clip: content, radius: radius, opacity: config.opacity)
@@ -87,6 +108,52 @@ public final class VideoWidget: WidgetBase, Widget {
                 label.draw(on: canvas, x: content.x, y: content.y + (content.height - label.height) / 2, color: style.secondaryColor)
             }
         }
+    }
+
+    /// An I420 frame at its own size, opaque and square, is converted straight into the canvas where the canvas is
+    /// being drawn (the clip), no more; otherwise it is converted whole once and painted like a BGRx frame.
+    private func drawI420(_ frame: VideoFrameSlot.Frame, on canvas: Canvas, radius: Double) {
+        let dest = fitted(frame.size)
+        if config.opacity >= 1 && radius == 0 && dest.width == Double(frame.size.width) && dest.height == Double(frame.size.height),
+           let area = dest.intersection(content)?.intersection(canvas.clipExtents) {
+            let ox = Int(dest.x), oy = Int(dest.y)
+            let x0 = max(0, Int(area.minX.rounded(.down)) - ox), y0 = max(0, Int(area.minY.rounded(.down)) - oy)
+            let x1 = min(frame.size.width, Int(area.maxX.rounded(.up)) - ox), y1 = min(frame.size.height, Int(area.maxY.rounded(.up)) - oy)
+            guard x1 > x0, y1 > y0 else { return }
+            let surface = canvas.surface
+            guard ox + x0 >= 0, oy + y0 >= 0, ox + x1 <= surface.width, oy + y1 <= surface.height else { return }
+            surface.withMutableBytes(dirty: (ox + x0, oy + y0, x1 - x0, y1 - y0)) { bytes in
+                _ = frame.buffer.withI420Planes(size: frame.size) { planes in
+                    I420Converter.toBGRx(from: planes, into: bytes, stride: surface.stride, rect: (x0, y0, x1, y1), offset: (ox, oy))
+                }
+            }
+            return
+        }
+        // Scaled (the input has not followed a resize yet), translucent or rounded: convert it whole, once.
+        if converted?.sequence != frame.sequence || converted?.surface.width != frame.size.width
+            || converted?.surface.height != frame.size.height {
+            guard let surface = try? ImageSurface(width: frame.size.width, height: frame.size.height) else { return }
+            surface.withMutableBytes(dirty: (0, 0, frame.size.width, frame.size.height)) { bytes in
+                _ = frame.buffer.withI420Planes(size: frame.size) { planes in
+                    I420Converter.toBGRx(from: planes, into: bytes, stride: surface.stride,
+                                         rect: (0, 0, frame.size.width, frame.size.height), offset: (0, 0))
+                }
+            }
+            converted = (frame.sequence, surface)
+        }
+        if let surface = converted?.surface {
+            surface.withBytes { bytes in
+                canvas.paint(bgrx: bytes, size: frame.size, stride: surface.stride, in: dest, clip: content, radius: radius,
+                             opacity: config.opacity)
+            }
+        }
+    }
+
+    /// The current frame when it is a plate's I420 picture at the picture's size: what the frame producer copies.
+    public var plateFrame: VideoFrameSlot.Frame? {
+        guard isPlate, signal, let frame = current, frame.i420, frame.size.width == Int(box.width),
+              frame.size.height == Int(box.height), box.x == 0, box.y == 0 else { return nil }
+        return frame
     }
 
     /// A whole frame at full opacity with square corners covers what is under it: nothing below needs drawing.
