@@ -189,9 +189,9 @@ import TestSupport
 
     /// The picture's timeline in an RTSP media (`MediaClockMapper.place`): frames drawn while the media was starting
     /// leave together, from before its time began; they are placed just after its start, a step apart, and the live
-    /// frames after them keep their own times. With a whole frame duration as the step, the live frames never caught
-    /// up: the picture stayed late by the first queued frame's age for the life of the media, and the sound, mapped
-    /// exactly, read early by as much (−18.9 and −21.3 ms seen under load).
+    /// frames after them keep their own times. With a whole frame duration as the step, the live frames would never
+    /// catch up: the picture would stay late by the first queued frame's age for the life of the media, and the
+    /// sound, mapped exactly, would read early by as much.
     @Test func framesQueuedAtAMediasStartDoNotHoldThePictureLate() {
         let frame: Int64 = 33_333_333
         // Three frames drawn 45, 12 ms before the media's time began and 21 ms after, leaving together at 22 ms;

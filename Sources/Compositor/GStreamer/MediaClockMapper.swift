@@ -15,11 +15,11 @@ import Foundation
 ///
 /// Frames keep their exact time too, except the few that cannot: frames drawn while the media was starting wait
 /// in appsrc and leave together when it plays, from before its time began; they are placed just after its start,
-/// a millisecond apart, and the first frame whose own time is past them has it again. (The step was once a whole
-/// frame duration: live frames are one duration apart, so they never caught up, and every frame of the media was
-/// held late by the first queued frame's age, 0–130 ms, for the life of the media. Sound was exact, so every
-/// viewer heard it early by as much; it happened when the RTSP handshake was slow, on a loaded machine. Sound had
-/// the same trouble under the same rule, measured at 90 ms, before it was mapped exactly.)
+/// a millisecond apart, and the first frame whose own time is past them has it again. (With a whole frame duration
+/// as the step, live frames, exactly one duration apart, would never catch up: every frame of the media would stay
+/// late by the first queued frame's age for the life of the media, and the sound, mapped exactly, would read early
+/// by as much. Sound had that trouble under that rule, measured at 90 ms, before it was mapped exactly. The same
+/// holds after gst-rtsp-server pauses and resumes a media: frames drawn while it was paused leave together.)
 ///
 /// `@unchecked Sendable`: `last` is only touched on the appsrc's streaming thread (the pad probe).
 final class MediaClockMapper: @unchecked Sendable {
