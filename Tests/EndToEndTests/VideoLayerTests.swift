@@ -351,6 +351,15 @@ extension EndToEnd {
                 let r = try tool([binary, "run", scene, "--duration", "1", "--no-control"])
                 #expect(r.status != 0 && r.err.contains("bad.yaml:3:") && r.err.contains(message), "\(source): \(r.err)")
             }
+            // Files that hold no pictures: refused at their line before anything starts.
+            _ = try dir.write("notes.mp4", "not a video at all\n")
+            let tone = dir.file("tone.m4a")
+            #expect(try tool(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440", "-t", "1", tone]).status == 0)
+            for (file, message) in [("notes.mp4", "is not a video GStreamer can read"), ("tone.m4a", "holds no video")] {
+                let scene = try dir.write("file.yaml", "size: 320x180\nwidgets:\n  - {type: video, source: \(file)}\n")
+                let r = try tool([binary, "run", scene, "--duration", "1", "--no-control"])
+                #expect(r.status != 0 && r.err.contains("file.yaml:3:") && r.err.contains(message), "\(file): \(r.err)")
+            }
             let stretch = try dir.write("stretch.yaml", "size: 320x180\nwidgets:\n  - {type: video, source: test, fit: stretch}\n")
             let f = try tool([binary, "run", stretch, "--duration", "1", "--no-control"])
             #expect(f.status != 0 && f.err.contains("stretch.yaml:3:") && f.err.contains("center, fill, fit"), "\(f.err)")

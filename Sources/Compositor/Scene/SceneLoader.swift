@@ -228,6 +228,12 @@ public enum SceneLoader {
             let raw = try s.string()
             let text = raw.contains("://") || raw == "test" || raw.hasPrefix("test:") ? raw : resolve(raw)
             do { c.source = try VideoSource.parse(text) } catch { throw s.error(error.description) }
+            // A file must hold pictures: a text or a sound file named by mistake is refused here, at its line.
+            if c.source.isFile, case .uri(let uri) = c.source {
+                do { _ = try VideoDiscovery.firstPicture(of: uri) } catch {
+                    throw s.error("'\(raw)' \(error.message); a video layer needs a video file (MP4, MKV, WebM, TS…)")
+                }
+            }
             if let f = m["fit"] { c.fit = try f.oneOf(fitChoices) }
             if let l = m["loop"] { c.loop = try l.bool() }
             if let o = m["opacity"] { c.opacity = try o.double(in: 0...1, unit: "") }
