@@ -264,6 +264,7 @@ public final class ControlServer: @unchecked Sendable {
                 switch e {
                 case .badOffer: throw HTTPError(.badRequest, message: e.description)
                 case .full: throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "10"], message: e.description)
+                case .stopping: throw HTTPError(.serviceUnavailable, message: e.description)
                 case .unknown: throw HTTPError(.notFound, message: e.description)
                 case .failed: throw HTTPError(.internalServerError, message: e.description)
                 }

@@ -147,6 +147,7 @@ public final class LiveSession: @unchecked Sendable {
                 switch type {
                 case "viewerJoined": log("webrtc: \(session) joined (\(details["webrtcViewers"] ?? "?") viewer(s))")
                 case "viewerLeft": log("webrtc: \(session) left: \(details["reason"] ?? "") (\(details["webrtcViewers"] ?? "?") viewer(s))")
+                case "outputFailed": log("webrtc: \(details["reason"] ?? "")")
                 default: break
                 }
             })

@@ -294,7 +294,8 @@ private final class PadProbeBox {
 extension Pipeline {
     /// Runs `handler` once no data is flowing through `pad` (at once if idle), on whichever thread finds it so:
     /// the safe moment to unlink a branch from a running tee.
-    static func whenIdle(_ pad: UnsafeMutablePointer<GstPad>, _ handler: @escaping (UnsafeMutablePointer<GstPad>) -> Void) {
+    @discardableResult
+    static func whenIdle(_ pad: UnsafeMutablePointer<GstPad>, _ handler: @escaping (UnsafeMutablePointer<GstPad>) -> Void) -> gulong {
         let box = Unmanaged.passRetained(PadProbeBox(handler)).toOpaque()
         let probe: @convention(c) (UnsafeMutablePointer<GstPad>?, UnsafeMutablePointer<GstPadProbeInfo>?,
                                    gpointer?) -> GstPadProbeReturn = { pad, _, data in
@@ -304,7 +305,7 @@ extension Pipeline {
         let destroy: @convention(c) (gpointer?) -> Void = { data in
             if let data { Unmanaged<PadProbeBox>.fromOpaque(data).release() }
         }
-        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_IDLE, probe, box, destroy)
+        return gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_IDLE, probe, box, destroy)
     }
 
     /// Calls `handler` for each upstream force-key-unit event reaching `pad` (a receiver's PLI or FIR), and lets it

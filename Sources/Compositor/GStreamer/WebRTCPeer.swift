@@ -31,6 +31,8 @@ final class WebRTCPeer: @unchecked Sendable {
         else { throw GstError.take(error, element: name, fallback: "cannot build the viewer's bin") }
         gst_object_set_name(cgst_object(UnsafeMutableRawPointer(bin)), name)
         guard let webrtc = gst_bin_get_by_name(cgst_bin(bin), "peer") else {
+            // The new bin's reference is floating: take it, then drop it.
+            gst_object_ref_sink(UnsafeMutableRawPointer(bin))
             gst_object_unref(UnsafeMutableRawPointer(bin))
             throw GstError(element: name, message: "the viewer's pipeline needs 'webrtcbin name=peer'")
         }
@@ -87,10 +89,15 @@ final class WebRTCPeer: @unchecked Sendable {
         }
         defer { gst_webrtc_session_description_free(offer) }
         try wait("set-remote-description") { cgst_webrtc_set_description(webrtc, "set-remote-description", offer, $0) }?.release()
-        guard let reply = try wait("create-answer", { cgst_webrtc_create_answer(webrtc, $0) }),
-              let value = gst_structure_get_value(reply.structure, "answer"),
+        guard let reply = try wait("create-answer", { cgst_webrtc_create_answer(webrtc, $0) }) else {
+            throw GstError(element: name, message: "webrtcbin made no answer for this offer")
+        }
+        guard let value = gst_structure_get_value(reply.structure, "answer"),
               let answer = g_value_get_boxed(value).map({ $0.assumingMemoryBound(to: GstWebRTCSessionDescription.self) })
-        else { throw GstError(element: name, message: "webrtcbin made no answer for this offer") }
+        else {
+            reply.release()
+            throw GstError(element: name, message: "webrtcbin made no answer for this offer")
+        }
         let ours = gst_webrtc_session_description_copy(answer)!
         defer { gst_webrtc_session_description_free(ours) }
         reply.release()
@@ -158,15 +165,22 @@ final class WebRTCPeer: @unchecked Sendable {
                 continue
             }
             let done = DispatchSemaphore(value: 0)
-            Pipeline.whenIdle(pad) { pad in
+            let unhook: (UnsafeMutablePointer<GstPad>) -> Void = { pad in
                 if let peer = gst_pad_get_peer(pad) {
                     gst_pad_unlink(pad, peer)
                     gst_object_unref(UnsafeMutableRawPointer(peer))
                 }
                 gst_element_release_request_pad(tee, pad)
+            }
+            let probe = Pipeline.whenIdle(pad) { pad in
+                unhook(pad)
                 done.signal()
             }
-            _ = done.wait(timeout: .now() + 2)
+            // Not idle within 2 s (a push stuck downstream): take the probe back and unhook it from here.
+            if done.wait(timeout: .now() + 2) == .timedOut {
+                gst_pad_remove_probe(pad, probe)
+                if gst_pad_is_linked(pad) != 0 { unhook(pad) }
+            }
             gst_object_unref(UnsafeMutableRawPointer(pad))
             gst_object_unref(UnsafeMutableRawPointer(tee))
         }
@@ -184,10 +198,23 @@ final class WebRTCPeer: @unchecked Sendable {
         func release() { gst_promise_unref(promise) }
     }
 
-    /// Emits an action with a new promise and waits for it; a reply with an `error` field is thrown.
-    private func wait(_ what: String, _ emit: (UnsafeMutablePointer<GstPromise>) -> Void) throws(GstError) -> Reply? {
-        let promise = gst_promise_new()!
+    /// Emits an action with a new promise and waits for it, at most `timeout` seconds (then the promise is
+    /// interrupted: a webrtcbin that never answers cannot hold the signaling queue); a reply with an `error` field
+    /// is thrown.
+    private func wait(_ what: String, timeout: TimeInterval = 10,
+                      _ emit: (UnsafeMutablePointer<GstPromise>) -> Void) throws(GstError) -> Reply? {
+        let changed = Unmanaged.passRetained(PromiseSignal()).toOpaque()
+        let onChange: @convention(c) (UnsafeMutablePointer<GstPromise>?, gpointer?) -> Void = { _, data in
+            if let data { Unmanaged<PromiseSignal>.fromOpaque(data).takeUnretainedValue().done.signal() }
+        }
+        let release: @convention(c) (gpointer?) -> Void = { data in
+            if let data { Unmanaged<PromiseSignal>.fromOpaque(data).release() }
+        }
+        let promise = gst_promise_new_with_change_func(onChange, changed, release)!
         emit(promise)
+        if Unmanaged<PromiseSignal>.fromOpaque(changed).takeUnretainedValue().done.wait(timeout: .now() + timeout) == .timedOut {
+            gst_promise_interrupt(promise)
+        }
         let result = gst_promise_wait(promise)
         guard result == GST_PROMISE_RESULT_REPLIED else {
             gst_promise_unref(promise)
@@ -204,4 +231,9 @@ final class WebRTCPeer: @unchecked Sendable {
         }
         return Reply(promise: promise, structure: reply)
     }
+}
+
+/// What a promise's change function signals (it may run on any thread, or after the waiter gave up).
+private final class PromiseSignal {
+    let done = DispatchSemaphore(value: 0)
 }

@@ -32,7 +32,7 @@ public final class FrameProducer {
     public func copyOfPicture(_ renderer: Renderer? = nil) throws -> ImageSurface {
         let copy = try ImageSurface(width: size.width, height: size.height)
         let c = Canvas(surface: copy)
-        if let renderer, let plate = renderer.platePicture {
+        if let renderer, let plate = renderer.platePicture, plate.size == size {
             // The canvas holds the picture only under the widgets: the plate's own frame around them.
             copy.withMutableBytes(dirty: (0, 0, size.width, size.height)) { bytes in
                 _ = plate.buffer.withI420Planes(size: plate.size) { planes in
@@ -93,9 +93,11 @@ public final class FrameProducer {
             let since = held.flatMap { k in k >= forgottenUpTo ? history.filter { $0.frame > k } : nil }
             // A video plate: its I420 frame is copied as it is, and only where widgets lie over it is the canvas
             // converted (outside those boxes the canvas no longer holds the picture).
-            if let plate = renderer.platePicture, since == nil || since!.contains(where: \.plate) {
-                _ = plate.buffer.withI420Planes(size: plate.size) { from in I420Converter.copy(from, into: planes, size: size) }
+            if let plate = renderer.platePicture, plate.size == size, since == nil || since!.contains(where: \.plate) {
+                let copied = plate.buffer.withI420Planes(size: plate.size) { from in I420Converter.copy(from, into: planes, size: size) }
                 rects = renderer.plateCovered
+                // A frame that cannot be read as I420: the next frame is drawn whole instead.
+                if copied == nil { renderer.invalidate() }
             } else if let since {
                 rects = since.flatMap(\.rects)
             } else {

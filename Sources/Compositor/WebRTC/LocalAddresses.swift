@@ -11,7 +11,14 @@ public enum LocalAddresses {
         switch host {
         case "127.0.0.1", "localhost", "::1": return ["127.0.0.1"]
         case "0.0.0.0", "::", "": return ["127.0.0.1"] + ipv4Interfaces().filter { $0 != "127.0.0.1" }
-        default: return ["127.0.0.1", host]
+        default:
+            // ICE takes numeric addresses only: a host name (or IPv6) listens where it resolves, so offer every
+            // IPv4 interface rather than none.
+            var a = in_addr()
+            guard inet_pton(AF_INET, host, &a) == 1 else {
+                return ["127.0.0.1"] + ipv4Interfaces().filter { $0 != "127.0.0.1" }
+            }
+            return ["127.0.0.1", host]
         }
     }
 

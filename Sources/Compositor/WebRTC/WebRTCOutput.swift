@@ -29,6 +29,7 @@ public final class WebRTCOutput: @unchecked Sendable {
         case full(Int)
         case unknown(String)
         case failed(String)
+        case stopping
 
         public var description: String {
             switch self {
@@ -36,6 +37,7 @@ public final class WebRTCOutput: @unchecked Sendable {
             case .full(let n): "this stream already has its \(n) WebRTC viewers (--webrtc-max-viewers); try again later"
             case .unknown(let id): "no WebRTC session '\(id)' (it ended, or was never made)"
             case .failed(let s): s
+            case .stopping: "pipcompose is stopping"
             }
         }
     }
@@ -64,6 +66,9 @@ public final class WebRTCOutput: @unchecked Sendable {
     private let queue = DispatchQueue(label: "webrtc-signaling")
     private let lock = NSLock()
     private var viewers: [String: Viewer] = [:]
+    /// Offers being answered: they count against the limit until they join or fail.
+    private var pending = 0
+    private var stopped = false
     private var nextNumber = 1
     private var gate = StreamGate()
     private var counts = Counts()
@@ -113,7 +118,12 @@ public final class WebRTCOutput: @unchecked Sendable {
             // A viewer's error (its path names its bin) ends that viewer only.
             guard let self, case .error(let e) = event else { return }
             let owner = lock.withLock { viewers.keys.first { e.path?.contains("/GstBin:\($0)/") == true || e.path?.hasSuffix("/GstBin:\($0)") == true } }
-            if let owner { queue.async { [weak self] in self?.drop(owner, reason: "failed: \(e.message)") } }
+            if let owner {
+                queue.async { [weak self] in self?.drop(owner, reason: "failed: \(e.message)") }
+            } else {
+                // The shared part (the fan-out, the VP8 branch): said, never swallowed.
+                onEvent("outputFailed", ["output": id, "reason": "\(e.element): \(e.message)"])
+            }
         }
     }
 
@@ -138,10 +148,12 @@ public final class WebRTCOutput: @unchecked Sendable {
             throw Failure.badOffer("the offer has no H.264 (packetization-mode=1) and VP8 is not installed here (gstreamer1.0-plugins-good's vp8enc)")
         }
         let id: String = try lock.withLock {
-            guard viewers.count < maxViewers else {
+            guard !stopped else { throw Failure.stopping }
+            guard viewers.count + pending < maxViewers else {
                 counts.refused += 1
                 throw Failure.full(maxViewers)
             }
+            pending += 1
             defer { nextNumber += 1 }
             return "viewer\(nextNumber)"
         }
@@ -173,6 +185,7 @@ public final class WebRTCOutput: @unchecked Sendable {
                     }
                     let now = ProcessInfo.processInfo.systemUptime
                     let count = lock.withLock { () -> Int in
+                        pending -= 1
                         viewers[id] = Viewer(peer: peer, joined: now, vp8: isVP8)
                         counts.joined += 1
                         return viewers.count
@@ -182,8 +195,15 @@ public final class WebRTCOutput: @unchecked Sendable {
                                              "sound": opus != nil ? "opus" : "none", "webrtcViewers": String(count)])
                     done.resume(returning: (id, sdp))
                 } catch let e as GstError {
-                    done.resume(throwing: Failure.failed("cannot answer the offer: \(e.message)"))
+                    lock.withLock { pending -= 1 }
+                    // webrtcbin refusing the offer itself (no ICE credentials, no fingerprint) is the offer's fault.
+                    if e.message.hasPrefix("set-remote-description") || e.message.hasPrefix("the offer is not SDP") {
+                        done.resume(throwing: Failure.badOffer("the offer was refused: \(e.message)"))
+                    } else {
+                        done.resume(throwing: Failure.failed("cannot answer the offer: \(e.message)"))
+                    }
                 } catch {
+                    lock.withLock { pending -= 1 }
                     done.resume(throwing: Failure.failed("cannot answer the offer: \(error)"))
                 }
             }
@@ -292,6 +312,7 @@ public final class WebRTCOutput: @unchecked Sendable {
 
     /// Ends every session and the pipeline.
     public func stop() {
+        lock.withLock { stopped = true }
         queue.sync {
             for id in lock.withLock({ Array(viewers.keys) }) { drop(id, reason: "pipcompose stopped") }
         }

@@ -151,7 +151,7 @@ public final class VideoWidget: WidgetBase, Widget {
 
     /// The current frame when it is a plate's I420 picture at the picture's size: what the frame producer copies.
     public var plateFrame: VideoFrameSlot.Frame? {
-        guard isPlate, signal, let frame = current, frame.i420, frame.size.width == Int(box.width),
+        guard isPlate, signal, config.opacity >= 1, let frame = current, frame.i420, frame.size.width == Int(box.width),
               frame.size.height == Int(box.height), box.x == 0, box.y == 0 else { return nil }
         return frame
     }
