@@ -16,6 +16,20 @@ import TestSupport
         }
     }
 
+    /// The reference for a frame: a full redraw, converted whole into a fresh buffer.
+    func fullRedraw(_ reference: Renderer, at time: FrameTime, size: PixelSize) throws -> (FramePool, MediaBuffer) {
+        let pool = try FramePool(size: size, fps: 30, format: .i420, buffers: 1)
+        let surface = try reference.snapshot(at: time)
+        let buffer = try pool.acquire()
+        try pool.withPlanes(buffer) { p in
+            surface.withBytes { bytes in
+                I420Converter.convert(bgrx: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                      stride: surface.stride, into: p, rect: (0, 0, size.width, size.height))
+            }
+        }
+        return (pool, buffer)
+    }
+
     /// Holding 3 buffers makes the pool rotate (each buffer several frames old); holding none lets the producer
     /// draw into the previous frame's buffer again, as it does live.
     @Test(arguments: [3, 0])
@@ -34,16 +48,7 @@ import TestSupport
             let time = FrameTime(frame: Int64(f), media: media, wall: start + Double(f) / 30)
             let (buffer, drawn) = try producer.produce(live, at: time)
             if drawn { drawnFrames += 1 }
-            // Reference: full redraw, full conversion into a fresh buffer.
-            let refPool = try FramePool(size: size, fps: 30, format: .i420, buffers: 1)
-            let surface = try reference.snapshot(at: time)
-            let refBuffer = try refPool.acquire()
-            try refPool.withPlanes(refBuffer) { p in
-                surface.withBytes { bytes in
-                    I420Converter.convert(bgrx: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                          stride: surface.stride, into: p, rect: (0, 0, size.width, size.height))
-                }
-            }
+            let (refPool, refBuffer) = try fullRedraw(reference, at: time, size: size)
             let got = try planes(producer.pool, buffer), want = try planes(refPool, refBuffer)
             let diffIdx = zip(got, want).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
             let differing = diffIdx.count
@@ -106,15 +111,7 @@ import TestSupport
             let time = FrameTime(frame: Int64(f), media: Double(f) / 30, wall: Date(timeIntervalSince1970: 1_772_600_767 + Double(f) / 30))
             let (buffer, _) = try producer.produce(live, at: time)
             if live.plateRefreshed { copied += 1 }
-            let refPool = try FramePool(size: size, fps: 30, format: .i420, buffers: 1)
-            let surface = try reference.snapshot(at: time)
-            let refBuffer = try refPool.acquire()
-            try refPool.withPlanes(refBuffer) { p in
-                surface.withBytes { bytes in
-                    I420Converter.convert(bgrx: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                          stride: surface.stride, into: p, rect: (0, 0, size.width, size.height))
-                }
-            }
+            let (refPool, refBuffer) = try fullRedraw(reference, at: time, size: size)
             let plate = try #require((live.widget(id: "bg") as? VideoWidget)?.slot.frame)
             let original = try #require(plate.buffer.withBytes { [UInt8]($0) })
             let got = try planes(producer.pool, buffer), want = try planes(refPool, refBuffer)
