@@ -14,6 +14,8 @@ import json
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -30,6 +32,18 @@ def browser(profile, window):
                  "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns"]:
         o.add_argument(flag)
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
+
+
+def webrtc_viewers(page_url):
+    """The WebRTC sessions pipcompose counts now (its status, with the page's token), None when unreadable."""
+    u = urllib.parse.urlsplit(page_url)
+    token = urllib.parse.parse_qs(u.query).get("token", [None])[0]
+    req = urllib.request.Request(f"{u.scheme}://{u.netloc}/v1/status",
+                                 headers={"Authorization": "Bearer " + token} if token else {})
+    try:
+        return json.load(urllib.request.urlopen(req, timeout=5)).get("webrtc", {}).get("viewers")
+    except (OSError, ValueError):
+        return None
 
 
 def until(driver, script, timeout, what):
@@ -75,8 +89,13 @@ def main():
                                                "document.getElementById('state').textContent")
             if args.unmute:
                 d.find_element("id", "sound").click()
+            # Watch until the video itself has played SECONDS more (its own clock, not ours).
             t0 = d.execute_script("return document.getElementById('video').currentTime")
-            time.sleep(args.seconds)
+            try:
+                until(d, f"return document.getElementById('video').currentTime >= {t0 + args.seconds}",
+                      args.seconds * 3 + 10, f"the video did not play {args.seconds} s more")
+            except TimeoutError as e:
+                out["error"] = str(e)
             t1 = d.execute_script("return document.getElementById('video').currentTime")
             out["currentTime"] = [t0, t1]
             out["videoWidth"], out["videoHeight"] = d.execute_script(
@@ -92,7 +111,10 @@ def main():
                     until(d, f"const v = document.getElementById('video'); return v.videoWidth === {w} && v.videoHeight === {h}",
                           args.timeout, f"the stream did not become {w}x{h}")
                     out["resizeSeconds"] = time.monotonic() - asked
-                    time.sleep(1)
+                    # A second of pictures at the new size, read by the page.
+                    read = d.execute_script("return window.pipStats.readable")
+                    until(d, f"return window.pipStats.readable >= {read + 30}", args.timeout,
+                          "the page read no strips at the new size")
                 except TimeoutError as e:
                     out["error"] = str(e)
                 out["resizedTo"] = d.execute_script(
@@ -125,8 +147,12 @@ def main():
             out["note"] = d.execute_script("return document.getElementById('note').textContent")
             out["pageError"] = d.execute_script("return document.getElementById('error').textContent")
             if args.leave == "navigate":
+                # Leaving the page sends its DELETE; wait until the server counts one viewer fewer.
+                before = webrtc_viewers(args.url)
                 d.get("about:blank")
-                time.sleep(0.5)
+                end = time.monotonic() + 10
+                while before is not None and time.monotonic() < end and (webrtc_viewers(args.url) or 0) >= before:
+                    time.sleep(0.1)
         finally:
             d.quit()
     print(json.dumps(out))

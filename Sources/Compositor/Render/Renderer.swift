@@ -179,11 +179,14 @@ public final class Renderer {
     /// Draws `region` again from the bottom up: the background, unless a widget covers the region opaquely, then
     /// every widget whose box meets it, in z order, each clipped to the region and its own box.
     private func redrawStack(in region: Rect, around index: Int, on canvas: Canvas, at time: FrameTime) {
-        let stack = order.filter { $0 == index || overlapping[index].contains($0) }
-            .filter { boxes[$0].map { $0.intersection(region) != nil } == true }
-        let base = stack.lastIndex { widgets[$0].paintsOpaquely(region, at: time) }
+        // Two passes over the drawing order, no arrays built: a plate redraws these regions every frame.
+        func inStack(_ i: Int) -> Bool {
+            (i == index || overlapping[index].contains(i)) && boxes[i].map { $0.intersection(region) != nil } == true
+        }
+        var base: Int?
+        for (n, i) in order.enumerated() where inStack(i) && widgets[i].paintsOpaquely(region, at: time) { base = n }
         if base == nil { drawBackground(on: canvas, in: region) }
-        for i in stack[(base ?? 0)...] {
+        for i in order[(base ?? 0)...] where inStack(i) {
             guard let clip = boxes[i]?.integral.intersection(region) else { continue }
             canvas.withState {
                 canvas.clip(to: clip)
