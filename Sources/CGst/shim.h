@@ -133,4 +133,7 @@ static inline gpointer cgst_object_get_pointer(gpointer object, const gchar *pro
 // GST_PAD_PROBE_INFO_EVENT and GST_EVENT_TYPE are macros.
 static inline GstEvent *cgst_probe_info_event(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_EVENT(info); }
 
+// GST_IS_BASE_SINK is a type-check macro.
+static inline gboolean cgst_is_base_sink(gpointer object) { return GST_IS_BASE_SINK(object); }
+
 #endif

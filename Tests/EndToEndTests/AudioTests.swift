@@ -134,16 +134,7 @@ extension EndToEnd {
                     #expect(probes[i].waitForExit(timeout: 60) == 0, "\(probes[i].allOutput)")
                     let json = (try? JSONSerialization.jsonObject(with: Data(probes[i].stdout.joined(separator: "\n").utf8)))
                         as? [String: Any]
-                    var av = try #require(json?["av"] as? [String: Any], "\(transport): \(probes[i].allOutput)")
-                    // Once on a loaded CI machine a probe's receiver delivered no sound at all in 12 s (the picture
-                    // came); not reproduced by hand in 8 pairs of runs. Such a probe is run once more, and then
-                    // it must hear the ticks.
-                    if av["decoded"] as? Bool == false {
-                        let again = try tool([binary, "probe", u, "--av", "--transport", transport, "--duration", "12",
-                                              "--json", "--quiet"], timeout: 60)
-                        let j = (try? JSONSerialization.jsonObject(with: Data(again.out.utf8))) as? [String: Any]
-                        av = try #require(j?["av"] as? [String: Any], "\(transport), again: \(again.out) \(again.err)")
-                    }
+                    let av = try #require(json?["av"] as? [String: Any], "\(transport): \(probes[i].allOutput)")
                     try expectAVOffset(av, offset, "\(transport) \(offset)", atLeast: 3)
                 }
                 p.signal(SIGINT)
@@ -151,6 +142,35 @@ extension EndToEnd {
                 let (av, _, out) = try probeAV([file])
                 let fileAV = try #require(av, "\(out)")
                 try expectAVOffset(fileAV, offset, "file \(offset)", atLeast: 5)
+            }
+        }
+
+        /// Two viewers that start a just-started server's media together, one over UDP and one over TCP, both get
+        /// picture and sound, eight times over. Two races lost this, each one start in twenty or thirty, at a
+        /// server's first media: gst-rtsp-server 1.22 plugs each transport's sinks while the stream flows, and left
+        /// waiting for a first buffer they deadlocked the media (nothing more for anyone); and the probe's own
+        /// gst-launch links could leave one of rtspsrc's two pads unlinked (that probe read nothing).
+        @Test func viewersStartingTogetherOverUDPAndTCPGetPictureAndSound() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            for start in 1...8 {
+                let (p, url) = try startLive([scene, "--audio", "ticks"])
+                let u = try #require(url, "\(p.allOutput)")
+                let probes = try ["udp", "tcp"].map {
+                    try LiveProcess(binary, ["probe", u, "--av", "--transport", $0, "--duration", "3", "--json", "--quiet"])
+                }
+                for (transport, probe) in zip(["udp", "tcp"], probes) {
+                    #expect(probe.waitForExit(timeout: 60) == 0, "start \(start) \(transport): \(probe.allOutput)")
+                    let json = (try? JSONSerialization.jsonObject(with: Data(probe.stdout.joined(separator: "\n").utf8)))
+                        as? [String: Any]
+                    let frames = (json?["total"] as? [String: Any])?["frames"] as? Int ?? 0
+                    let heard = (json?["av"] as? [String: Any])?["heardSeconds"] as? Double ?? 0
+                    // A second of each at least, in a probe of three (connecting, and the first packet, held by
+                    // gst-rtsp-server since the media was prepared, take some).
+                    #expect(frames >= 30 && heard >= 1, "start \(start) \(transport): \(frames) frames, \(heard) s of sound")
+                }
+                p.signal(SIGINT)
+                #expect(p.waitForExit(timeout: 30) == 0)
             }
         }
 

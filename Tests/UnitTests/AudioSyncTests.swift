@@ -94,7 +94,7 @@ import TestSupport
                 let t = Int64(base) + Int64(k - 2) * 1_000_000_000 + Int64(offset * 1e6)
                 s.onset(TickDetector.Onset(time: MediaTime(t), marker: k % 10 == 0))
             }
-            let r = s.report(gaps: 0, gapMs: 0)
+            let r = s.report(gaps: 0, gapMs: 0, heardSeconds: 0)
             #expect(r.ticks == 10, "\(offset): \(r)")
             #expect(r.perTick.map(\.second) == Array(3...12))
             #expect(abs((r.offsetMs?.min ?? .nan) - offset) < 0.001 && abs((r.offsetMs?.max ?? .nan) - offset) < 0.001, "\(offset): \(r)")
@@ -109,7 +109,7 @@ import TestSupport
         for k in 10...22 {
             s.onset(TickDetector.Onset(time: MediaTime(k) * 1_000_000_000 + 1_200_000_000, marker: k % 10 == 0))
         }
-        let r = s.report(gaps: 0, gapMs: 0)
+        let r = s.report(gaps: 0, gapMs: 0, heardSeconds: 0)
         #expect(r.perTick.map(\.offsetMs).allSatisfy { abs($0 - 1200) < 0.001 }, "\(r.perTick)")
     }
 
@@ -125,7 +125,7 @@ import TestSupport
             let t = Double(k) * 1e9 + 300_000_000 + drift * 1e6
             s.onset(TickDetector.Onset(time: MediaTime(t), marker: k % 10 == 0))
         }
-        let r = s.report(gaps: 0, gapMs: 0)
+        let r = s.report(gaps: 0, gapMs: 0, heardSeconds: 0)
         #expect(r.beforeAlignment == 2, "\(r)")
         #expect(r.ticks == 36 && r.jumps == 0)
         #expect(abs((r.driftMsPerHour ?? 0) - 100) < 1, "\(String(describing: r.driftMsPerHour))")

@@ -26,6 +26,18 @@ import TestSupport
         #expect(text.contains("appsrc name=in") && text.contains("fakesink") && !text.contains("comment"))
     }
 
+    @Test func aDashLineEndsAChainWithoutALink() throws {
+        let t = PipelineTemplate(name: "t", path: "t", lines: ["rtspsrc name=src", "--", "capsfilter name=picture", "appsink"],
+                                 audioLines: ["capsfilter name=sound", "--", "fakesrc", "fakesink"])
+        #expect(try t.render([:]) == "rtspsrc name=src  capsfilter name=picture ! appsink")
+        #expect(try t.render([:], audio: true)
+                == "rtspsrc name=src  capsfilter name=picture ! appsink  capsfilter name=sound  fakesrc ! fakesink")
+        // The shipped RTSP probe: its source stands alone, each chain starts at a named capsfilter.
+        let probe = try PipelineTemplate.load("probe-rtsp").render(["location": "rtsp://h/p", "protocols": "tcp",
+                                                                    "latency": "0", "buffer_mode": "none"], audio: true)
+        #expect(!probe.contains("buffer-mode=none !") && probe.contains("capsfilter name=picture") && probe.contains("capsfilter name=sound"))
+    }
+
     @Test func titleTagsAreEscapedForGstLaunchAndThenForTheStructure() {
         // Inner (GstStructure): title="a\"b\\c"; outer (gst-launch): every \ and " escaped once more.
         #expect(PipelineTemplate.titleTags(#"a"b\c"#) == #"title=\"a\\\"b\\\\c\""#)

@@ -110,6 +110,28 @@ public final class Pipeline: @unchecked Sendable {
         }
     }
 
+    /// Links each pad the element named `name` adds to the sink pad of the element that `targets` names for the
+    /// pad's `media` caps field (`["video": "picture"]`); a pad no target takes, or whose target is already linked,
+    /// stays unlinked. Each pad is linked by the thread that adds it, to its own target. (gst-launch's delayed
+    /// links, `src. ! …`, look through all of an element's pads from whichever thread adds one; rtspsrc adds its
+    /// picture and sound pads from two threads at once, and one of them was sometimes left unlinked: the probe
+    /// then read nothing, about one start in thirty.)
+    public func linkAddedPads(ofElementNamed name: String, byMedia targets: [String: String]) {
+        guard let e = element(named: name) else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
+        Signals.connect(UnsafeMutableRawPointer(e), "pad-added") { [weak self] _, raw in
+            guard let self, let pad = raw?.assumingMemoryBound(to: GstPad.self),
+                  let caps = gst_pad_get_current_caps(pad) ?? gst_pad_query_caps(pad, nil) else { return }
+            defer { gst_caps_unref(caps) }
+            guard gst_caps_get_size(caps) > 0, let media = gst_structure_get_string(gst_caps_get_structure(caps, 0), "media"),
+                  let target = targets[String(cString: media)], let t = self.element(named: target) else { return }
+            defer { gst_object_unref(UnsafeMutableRawPointer(t)) }
+            guard let sink = gst_element_get_static_pad(t, "sink") else { return }
+            defer { gst_object_unref(UnsafeMutableRawPointer(sink)) }
+            if gst_pad_is_linked(sink) == 0 { _ = gst_pad_link(pad, sink) }
+        }
+    }
+
     /// Calls `handler` (on the streaming thread) with the caps of every CAPS event reaching the sink pad of the element
     /// named `name`: what an input delivers before it is scaled (a source changing its size mid-stream).
     public func onCaps(ofElementNamed name: String, _ handler: @escaping (MediaCaps) -> Void) {

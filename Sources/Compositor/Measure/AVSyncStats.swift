@@ -45,6 +45,8 @@ public struct AVSyncStats: Sendable {
         public var perTick: [Tick]
         /// False when the stream carried no sound at all.
         public var decoded = true
+        /// Seconds of sound decoded (a stream whose sound stopped shows it here).
+        public var heardSeconds: Double = 0
 
         /// What is known of a stream without sound.
         public static let silent = Report(ticks: 0, missingTicks: 0, strayOnsets: 0, gaps: 0, gapMs: 0, offsetMs: nil,
@@ -204,8 +206,8 @@ public struct AVSyncStats: Sendable {
         }
     }
 
-    /// The figures so far; `gaps` and `gapMs` come from the detector.
-    public mutating func report(gaps: Int, gapMs: Double) -> Report {
+    /// The figures so far; `gaps`, `gapMs` and `heardSeconds` come from the detector.
+    public mutating func report(gaps: Int, gapMs: Double, heardSeconds: Double) -> Report {
         resolve(final: true)
         let ticks = order.map { placed[$0]! }
         var missing = 0
@@ -216,7 +218,7 @@ public struct AVSyncStats: Sendable {
                       offsetMs: Self.summary(ticks.map(\.offsetMs)),
                       driftMsPerHour: Self.drift(order.compactMap { k in onsetSeconds[k].map { ($0, placed[k]!.offsetMs) } }),
                       beforeAlignment: beforeAlignment, jumps: jumps, largestJumpMs: Double(largestJump) / 1e6,
-                      perTick: ticks)
+                      perTick: ticks, heardSeconds: heardSeconds)
     }
 
     /// The ticks placed so far for seconds after `second` (oldest first), without settling the ones still waiting

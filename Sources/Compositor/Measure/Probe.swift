@@ -108,6 +108,10 @@ public final class Probe: @unchecked Sendable {
             }, onEOS: {})
         }
         guard sink != nil else { throw Invalid(description: "the probe pipeline has no element named 'out'") }
+        // An RTSP source's pads are linked here, each by its media (see pipelines/probe-rtsp.pipeline).
+        if pipeline.hasElement(named: "picture") {
+            pipeline.linkAddedPads(ofElementNamed: "src", byMedia: ["video": "picture", "audio": "sound"])
+        }
         do { try pipeline.play { [weak self] event in
             switch event {
             case .error(let e): self?.end(e)
@@ -167,7 +171,7 @@ public final class Probe: @unchecked Sendable {
     public func avSync() -> AVSyncStats.Report? {
         lock.withLock {
             guard ticks.samples > 0 else { return nil }
-            return av.report(gaps: ticks.gaps, gapMs: ticks.gapMilliseconds)
+            return av.report(gaps: ticks.gaps, gapMs: ticks.gapMilliseconds, heardSeconds: Double(ticks.heard) / 1e9)
         }
     }
 

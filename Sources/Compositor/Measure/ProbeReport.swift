@@ -90,14 +90,14 @@ public struct ProbeReport: Codable, Sendable {
                 lines.append(String(format: "A/V offset ms (sound − picture; positive: sound late): p50 %+.2f  p1 %+.2f  "
                                     + "p99 %+.2f  min %+.2f  max %+.2f  (%d ticks)", o.p50, o.p1, o.p99, o.min, o.max, av.ticks)
                              + (av.driftMsPerHour.map { String(format: ", drift %+.2f ms/h", $0) } ?? ""))
-                lines.append("sound: \(av.missingTicks) ticks missing, \(av.strayOnsets) stray onsets, \(av.gaps) gaps "
+                lines.append(String(format: "sound: %.1f s heard, ", av.heardSeconds) + "\(av.missingTicks) ticks missing, \(av.strayOnsets) stray onsets, \(av.gaps) gaps "
                              + String(format: "(%.1f ms)", av.gapMs) + ", \(av.beforeAlignment) ticks before the receiver "
                              + "aligned the tracks (left out), \(av.jumps) jumps later"
                              + (av.jumps > 0 ? String(format: " (largest %.1f ms)", av.largestJumpMs) : ""))
             } else if !av.decoded {
                 lines.append("sound: none in this stream, A/V offset not measured (run the source with --audio ticks)")
             } else {
-                lines.append("sound: no ticks found, A/V offset not measured (run the source with --audio ticks and a "
+                lines.append(String(format: "sound: %.1f s heard, ", av.heardSeconds) + "no ticks found, A/V offset not measured (run the source with --audio ticks and a "
                              + "timecode widget); \(av.gaps) gaps" + String(format: " (%.1f ms)", av.gapMs))
             }
         }

@@ -29,6 +29,8 @@ public struct TickDetector: Sendable {
     public private(set) var gaps = 0
     public private(set) var gapMilliseconds = 0.0
     public private(set) var samples: UInt64 = 0
+    /// How much sound was decoded, in nanoseconds (the sum of the buffers' lengths).
+    public private(set) var heard: MediaTime = 0
 
     public init() {}
 
@@ -69,7 +71,9 @@ public struct TickDetector: Sendable {
             }
         }
         samples += UInt64(frames)
-        expected = pts + MediaTime(frames) * 1_000_000_000 / MediaTime(rate)
+        let length = MediaTime(frames) * 1_000_000_000 / MediaTime(rate)
+        heard += length
+        expected = pts + length
         return found
     }
 }

@@ -5,6 +5,8 @@ import Foundation
 ///
 /// A line `[audio]` starts a second chain, used only when the stream has an audio track: its lines are joined
 /// the same way, and it usually ends in a reference to an element of the first chain (`mux.`).
+/// A line `--` ends a chain without linking it to the next line, which starts another (gst-launch's space):
+/// for an element whose pads the program links itself.
 public struct PipelineTemplate: Sendable {
     public let name: String
     public let path: String
@@ -80,13 +82,18 @@ public struct PipelineTemplate: Sendable {
     /// The launch text with placeholders filled, with the `[audio]` chain when `audio`; an unknown placeholder
     /// is an error naming it.
     public func render(_ values: [String: String], audio: Bool = false) throws -> String {
-        var out = lines.joined(separator: " ! ")
-        if audio && hasAudio { out += "  " + audioLines.joined(separator: " ! ") }
+        var out = Self.chain(lines)
+        if audio && hasAudio { out += "  " + Self.chain(audioLines) }
         for (k, v) in values { out = out.replacingOccurrences(of: "{\(k)}", with: v) }
         if let r = out.range(of: #"\{[a-z_]+\}"#, options: .regularExpression) {
             throw GstError(element: "pipeline", message: "\(path): unknown placeholder \(out[r])")
         }
         return out
+    }
+
+    /// Lines joined by links, except across a `--` line.
+    static func chain(_ lines: [String]) -> String {
+        lines.split(separator: "--").map { $0.joined(separator: " ! ") }.joined(separator: "  ")
     }
 
     /// Escapes text for a double-quoted gst-launch property value.
