@@ -71,46 +71,26 @@ public struct AudioFile: Sendable, Equatable {
     /// not something GStreamer reads, or holds no sound.
     public static func discover(_ location: String, timeout: TimeInterval = 10) throws(AudioChoice.Invalid) -> AudioFile {
         let (uri, name) = try uri(of: location)
-        Gst.initialize()
-        var error: UnsafeMutablePointer<GError>?
-        guard let discoverer = gst_discoverer_new(GstClockTime(timeout * 1e9), &error) else {
-            if let error { g_error_free(error) }
-            throw AudioChoice.Invalid(description: "cannot read '\(name)': GStreamer's discoverer is missing")
+        let found: Discovered
+        do { found = try Discovered.read(uri, timeout: timeout) } catch {
+            switch error {
+            case .noDiscoverer: throw AudioChoice.Invalid(description: "cannot read '\(name)': GStreamer's discoverer is missing")
+            case .unreadable(let why): throw AudioChoice.Invalid(description: "cannot read '\(name)': \(why ?? "no answer")")
+            case .missingPlugin(let why):
+                throw AudioChoice.Invalid(description: "'\(name)' needs a GStreamer plugin that is not installed (\(why ?? "unknown format"))")
+            case .timeout: throw AudioChoice.Invalid(description: "'\(name)' did not answer within \(Int(timeout)) s")
+            case .notMedia(let why):
+                throw AudioChoice.Invalid(description: "'\(name)' is not an audio file GStreamer can read: \(why ?? "unknown error")")
+            }
         }
-        defer { g_object_unref(UnsafeMutableRawPointer(discoverer)) }
-        let info = gst_discoverer_discover_uri(discoverer, uri, &error)
-        let why = error.map { String(cString: $0.pointee.message) }
-        if let error { g_error_free(error) }
-        guard let info else { throw AudioChoice.Invalid(description: "cannot read '\(name)': \(why ?? "no answer")") }
-        defer { g_object_unref(UnsafeMutableRawPointer(info)) }
-        switch gst_discoverer_info_get_result(info) {
-        case GST_DISCOVERER_OK: break
-        case GST_DISCOVERER_MISSING_PLUGINS:
-            throw AudioChoice.Invalid(description: "'\(name)' needs a GStreamer plugin that is not installed (\(why ?? "unknown format"))")
-        case GST_DISCOVERER_TIMEOUT:
-            throw AudioChoice.Invalid(description: "'\(name)' did not answer within \(Int(timeout)) s")
-        default:
-            throw AudioChoice.Invalid(description: "'\(name)' is not an audio file GStreamer can read: \(why ?? "unknown error")")
-        }
-        let audio = gst_discoverer_info_get_audio_streams(info)
-        defer { gst_discoverer_stream_info_list_free(audio) }
-        guard let first = audio?.pointee.data else {
+        guard var file = found.withFirstStream(.audio, { stream in
+            AudioFile(uri: uri, name: name, title: "", artist: "", album: "", duration: found.duration,
+                      sampleRate: Int(gst_discoverer_audio_info_get_sample_rate(stream)),
+                      channels: Int(gst_discoverer_audio_info_get_channels(stream)), cover: nil)
+        }) else {
             throw AudioChoice.Invalid(description: "'\(name)' holds no sound (is it a video or a picture?)")
         }
-        let stream = OpaquePointer(first)
-        let nanoseconds = gst_discoverer_info_get_duration(info)
-        var file = AudioFile(uri: uri, name: name, title: "", artist: "", album: "",
-                             duration: nanoseconds == cgst_clock_time_none() ? 0 : Double(nanoseconds) / 1e9,
-                             sampleRate: Int(gst_discoverer_audio_info_get_sample_rate(stream)),
-                             channels: Int(gst_discoverer_audio_info_get_channels(stream)), cover: nil)
-        // Tags sit on the streams (ID3 and Vorbis comments on the audio, MP4 atoms on the container): read them all.
-        let all = gst_discoverer_info_get_stream_list(info)
-        defer { gst_discoverer_stream_info_list_free(all) }
-        var node = all
-        while let n = node {
-            if let tags = gst_discoverer_stream_info_get_tags(OpaquePointer(n.pointee.data)) { file.read(tags) }
-            node = n.pointee.next
-        }
+        found.forEachTagList { file.read($0) }
         return file
     }
 
