@@ -133,6 +133,16 @@ static inline gpointer cgst_object_get_pointer(gpointer object, const gchar *pro
 // GST_PAD_PROBE_INFO_EVENT and GST_EVENT_TYPE are macros.
 static inline GstEvent *cgst_probe_info_event(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_EVENT(info); }
 
+// A probe's buffer, or the first buffer of its buffer list (NULL for an empty list or neither).
+static inline GstBuffer *cgst_probe_info_first_buffer(GstPadProbeInfo *info) {
+    if (info->type & GST_PAD_PROBE_TYPE_BUFFER) return GST_PAD_PROBE_INFO_BUFFER(info);
+    if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+        GstBufferList *list = GST_PAD_PROBE_INFO_BUFFER_LIST(info);
+        return gst_buffer_list_length(list) > 0 ? gst_buffer_list_get(list, 0) : NULL;
+    }
+    return NULL;
+}
+
 // GST_IS_BASE_SINK is a type-check macro.
 static inline gboolean cgst_is_base_sink(gpointer object) { return GST_IS_BASE_SINK(object); }
 
