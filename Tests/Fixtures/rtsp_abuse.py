@@ -13,7 +13,14 @@
 
   rtsp_abuse.py setup URL SUFFIX
       One DESCRIBE of URL, then a SETUP of URL + SUFFIX (e.g. /stream=99): prints the status line of each reply.
+
+  rtsp_abuse.py together URL SECONDS
+      Two viewers set up every stream, one over UDP and one over TCP, then send their PLAYs in one go (the server
+      handles them back to back), and count the RTP packets each gets per stream for SECONDS. Prints
+      "udp N N tcp N N" (packets per stream, in SDP order).
 """
+import select
+import time
 import random
 import signal
 import socket
@@ -156,6 +163,71 @@ def setup(url, suffix):
     s.close()
 
 
+def controls(url, sdp):
+    out = []
+    for line in sdp.split("\r\n"):
+        if line.startswith("a=control:") and "stream=" in line:
+            c = line.split(":", 1)[1]
+            out.append(c if c.startswith("rtsp://") else url.rstrip("/") + "/" + c)
+    return out
+
+
+def together(url, seconds):
+    viewers, udp = [], []
+    for kind in ("udp", "tcp"):
+        s = connect(url, timeout=5)
+        s.sendall(request("DESCRIBE", url, 1, ["Accept: application/sdp"]))
+        streams = controls(url, read_reply(s))
+        session = None
+        for i, target in enumerate(streams):
+            if kind == "udp":
+                rtp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                rtp.bind(("127.0.0.1", 0))
+                rtcp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                rtcp.bind(("127.0.0.1", 0))
+                udp.append((rtp, rtcp))
+                transport = f"RTP/AVP;unicast;client_port={rtp.getsockname()[1]}-{rtcp.getsockname()[1]}"
+            else:
+                transport = f"RTP/AVP/TCP;unicast;interleaved={2 * i}-{2 * i + 1}"
+            headers = ["Transport: " + transport] + (["Session: " + session] if session else [])
+            s.sendall(request("SETUP", target, 2 + i, headers))
+            session = session or session_of(read_reply(s))
+        viewers.append((s, session, len(streams)))
+    # Both PLAYs leave together.
+    for s, session, n in viewers:
+        s.sendall(request("PLAY", url, 10, ["Session: " + (session or "")]))
+    counts = {"udp": [0] * viewers[0][2], "tcp": [0] * viewers[1][2]}
+    tcp, buf = viewers[1][0], b""
+    tcp.setblocking(False)
+    rtp_sockets = {rtp: i for i, (rtp, _) in enumerate(udp)}
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        ready, _, _ = select.select(list(rtp_sockets) + [tcp], [], [], 0.2)
+        for r in ready:
+            if r is tcp:
+                data = tcp.recv(65536)
+                if not data:
+                    end = 0
+                buf += data
+                # Interleaved frames ($, channel, length); RTSP replies between them are skipped.
+                while buf:
+                    if buf[:1] == b"$":
+                        if len(buf) < 4 or len(buf) < 4 + int.from_bytes(buf[2:4], "big"):
+                            break
+                        channel, length = buf[1], int.from_bytes(buf[2:4], "big")
+                        if channel % 2 == 0 and channel // 2 < len(counts["tcp"]):
+                            counts["tcp"][channel // 2] += 1
+                        buf = buf[4 + length:]
+                    elif b"\r\n\r\n" in buf:
+                        buf = buf[buf.index(b"\r\n\r\n") + 4:]
+                    else:
+                        break
+            else:
+                r.recv(65536)
+                counts["udp"][rtp_sockets[r]] += 1
+    print("udp " + " ".join(map(str, counts["udp"])) + " tcp " + " ".join(map(str, counts["tcp"])), flush=True)
+
+
 if __name__ == "__main__":
     mode, url = sys.argv[1], sys.argv[2]
     if mode == "fuzz":
@@ -167,5 +239,7 @@ if __name__ == "__main__":
         stall(url)
     elif mode == "setup":
         setup(url, sys.argv[3])
+    elif mode == "together":
+        together(url, float(sys.argv[3]))
     else:
         sys.exit(f"unknown mode {mode}")
