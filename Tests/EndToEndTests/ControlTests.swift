@@ -182,10 +182,14 @@ extension EndToEnd {
             let c = try #require(controlURL(p))
             let events = try LiveProcess(binary, ["ctl", "--control", c, "events"])
             #expect(events.waitForLine { $0.contains("listening for events") } != nil, "\(events.allOutput)")
+            let (cpu0, wall0) = (events.cpuSeconds, Date())
             #expect(try ctl(c, ["record", "start", file]).status == 0)
             #expect(p.waitForFrames("record:\(file)", atLeast: 30))
             #expect(try ctl(c, ["record", "stop", file]).status == 0)
             #expect(events.waitForLine { $0.contains("\"didStop\"") } != nil, "\(events.allOutput)")
+            // Waiting for events costs next to nothing (URLSession on Linux kept a core 80 % busy doing it).
+            let (cpu, wall) = (events.cpuSeconds - cpu0, Date().timeIntervalSince(wall0))
+            #expect(cpu < 0.25 * wall, "ctl events used \(cpu) CPU-s in \(wall) s")
             let order = events.stdout.compactMap { line -> String? in
                 ["willStart", "didStart", "willStop", "didStop"].first { line.contains("\"\($0)\"") }
             }
