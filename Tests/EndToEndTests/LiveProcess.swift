@@ -11,6 +11,7 @@ final class LiveProcess: @unchecked Sendable {
     private var outLines: [String] = []
     private var errLines: [String] = []
     private var readersDone = 0
+    private var exited = false
 
     /// `environment` adds to (or overrides) this process's environment.
     init(_ executable: String, _ args: [String], environment: [String: String] = [:]) throws {
@@ -23,6 +24,15 @@ final class LiveProcess: @unchecked Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        // Exit is learned from the termination handler: Foundation's `waitUntilExit` on Linux spins a run loop that
+        // has no sources on a plain thread, which kept a core busy for as long as a test waited.
+        process.terminationHandler = { [weak self] _ in
+            guard let self else { return }
+            cond.lock()
+            exited = true
+            cond.broadcast()
+            cond.unlock()
+        }
         try process.run()
         for (pipe, isErr) in [(out, false), (err, true)] {
             let t = Thread { [self] in
@@ -106,26 +116,36 @@ final class LiveProcess: @unchecked Sendable {
 
     func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
+    /// User + system CPU seconds the process has used so far (from /proc); 0 once it is gone.
+    var cpuSeconds: Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        // Fields after the command's closing parenthesis start at field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// Waits for the process to exit; nil if it did not within `timeout` (then it is killed).
     func waitForExit(timeout: TimeInterval = 30) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        let done = DispatchSemaphore(value: 0)
-        let t = Thread { [self] in
-            process.waitUntilExit()
-            done.signal()
-        }
-        t.start()
-        if done.wait(timeout: .now() + deadline.timeIntervalSinceNow) == .timedOut {
+        guard waitUntil(Date().addingTimeInterval(timeout), { exited }) else {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            _ = waitUntil(Date().addingTimeInterval(10)) { exited }
             return nil
         }
         // Let the readers drain what is left.
-        cond.lock()
-        let drained = Date().addingTimeInterval(5)
-        while readersDone < 2 && cond.wait(until: drained) {}
-        cond.unlock()
+        _ = waitUntil(Date().addingTimeInterval(5)) { readersDone == 2 }
         return process.terminationStatus
+    }
+
+    /// Waits on `cond` until `done` (read under the lock) holds or `deadline` passes; whether it holds.
+    private func waitUntil(_ deadline: Date, _ done: () -> Bool) -> Bool {
+        cond.lock()
+        defer { cond.unlock() }
+        while !done() {
+            if !cond.wait(until: deadline) { return done() }
+        }
+        return true
     }
 }
 
