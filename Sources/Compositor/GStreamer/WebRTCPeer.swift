@@ -16,6 +16,9 @@ final class WebRTCPeer: @unchecked Sendable {
     /// Each tee this viewer hangs on, and the pad it was given there.
     private var feeds: [(tee: UnsafeMutablePointer<GstElement>, pad: UnsafeMutablePointer<GstPad>?)] = []
     private var removed = false
+    /// The bin's ghost pads not yet linked to their tees, and the pipeline holding the tees.
+    private var unfed: [(pad: UnsafeMutablePointer<GstPad>, tee: String)] = []
+    private weak var owner: Pipeline?
 
     /// - Parameters:
     ///   - launch: the viewer's bin as gst-launch text, with `webrtcbin name=peer`.
@@ -54,20 +57,33 @@ final class WebRTCPeer: @unchecked Sendable {
         }
         if let ice = cgst_object_get_pointer(UnsafeMutableRawPointer(webrtc), "ice-agent") {
             for a in addresses { _ = cgst_webrtc_ice_add_local_ip(ice, a) }
+            // No UPnP: a server does not ask routers to open ports, and libnice's UPnP (on by default) makes every
+            // gathering wait out its timeout and multicast SSDP searches for each viewer.
+            if let agent = cgst_object_get_pointer(ice, "agent") {
+                gst_util_set_object_arg(cgst_gobject(agent), "upnp", "false")
+                g_object_unref(agent)
+            }
             g_object_unref(ice)
         }
-        // Into the running pipeline, playing, then fed from the tees.
+        // Into the running pipeline, playing; fed from the tees once the offer is answered (`answer`).
         gst_bin_add(cgst_bin(pipeline), bin)
         _ = gst_element_sync_state_with_parent(bin)
-        for (ghost, teeName) in ghosts {
-            guard let tee = owner.element(named: teeName) else {
-                remove()
+        unfed = ghosts
+        self.owner = owner
+    }
+
+    /// Hangs the viewer on the tees. Only after answering: webrtcbin 1.22 matches an offer against the caps that
+    /// have reached its pads, and the payloader's (profile-level-id 42c01f, from x264's SPS) do not match a
+    /// browser's 42e01f; a viewer fed before its offer was set would be answered "receive only" and get nothing.
+    private func feed() throws(GstError) {
+        defer { unfed = [] }
+        for (ghost, teeName) in unfed {
+            guard let tee = owner?.element(named: teeName) else {
                 throw GstError(element: name, message: "the fan-out pipeline has no element '\(teeName)'")
             }
             let pad = gst_element_request_pad_simple(tee, "src_%u")
             feeds.append((tee, pad))
             guard let pad, gst_pad_link(pad, ghost) == GST_PAD_LINK_OK else {
-                remove()
                 throw GstError(element: name, message: "cannot link the viewer to the stream (\(teeName))")
             }
         }
@@ -78,7 +94,7 @@ final class WebRTCPeer: @unchecked Sendable {
     }
 
     /// Sets the remote offer, creates and sets the answer, waits for ICE gathering to complete (non-trickle: the
-    /// candidates are in the answer), and returns the answer's text.
+    /// candidates are in the answer), hangs the viewer on the stream, and returns the answer's text.
     func answer(offer text: String, gatherTimeout: TimeInterval) throws(GstError) -> String {
         var sdp: UnsafeMutablePointer<GstSDPMessage>?
         guard gst_sdp_message_new_from_text(text, &sdp) == GST_SDP_OK, let sdp else {
@@ -123,6 +139,7 @@ final class WebRTCPeer: @unchecked Sendable {
             throw GstError(element: name, message: "cannot write the answer")
         }
         defer { g_free(textPointer) }
+        try feed()
         return String(cString: textPointer)
     }
 
