@@ -16,6 +16,7 @@ free_port() {
 SRC=""
 start_source() {
     local log="$1"; shift
+    rm -f "$log"   # the child truncates it only once it runs: an old "serving" line must not answer for it
     "$BIN" run --no-control "$@" >"$log" 2>&1 &
     SRC=$!
     for _ in $(seq 1 300); do
