@@ -18,7 +18,7 @@ for N in "${COUNTS[@]}"; do
     "$BIN" soak --streams "$N" --viewers 0 --size 640x360 --fps 30 --duration "$SECS" --report "$OUT/s$N" \
         >"$OUT/s$N.log" 2>&1 || true
     LINE=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]
-print(json.dumps({"bench":"streams","streams":int(sys.argv[2]),"frames":t["framesRendered"],"dropped":t["sourceDropped"],"cpuPercent":round(t["cpuPercentMean"],1),"rssMiB":round(t["rssMaxBytes"]/1048576,1)}))' "$OUT/s$N/soak.json" "$N")
+print(json.dumps({"bench":"streams","streams":int(sys.argv[2]),"frames":t["framesRendered"],"dropped":t["sourceDropped"],"late":t.get("sourceLate"),"atEncoder":t.get("sourceEncoderDropped"),"cpuPercent":round(t["cpuPercentMean"],1),"rssMiB":round(t["rssMaxBytes"]/1048576,1)}))' "$OUT/s$N/soak.json" "$N")
     echo "$LINE"
     DROPPED=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["dropped"])' "$LINE")
     if [ "$DROPPED" != 0 ]; then break; fi

@@ -14,6 +14,18 @@ static inline uint8_t luma(const uint8_t *p) {
     return (uint8_t)(((47 * p[2] + 157 * p[1] + 16 * p[0] + 128) >> 8) + 16);
 }
 
+static inline void chroma(const uint8_t *a, const uint8_t *b, const uint8_t *c, const uint8_t *d, uint8_t *u,
+                          uint8_t *v) {
+    int32_t r = a[2] + b[2] + c[2] + d[2], g = a[1] + b[1] + c[1] + d[1], bl = a[0] + b[0] + c[0] + d[0];
+    *u = (uint8_t)(((-26 * r - 86 * g + 112 * bl + 512) >> 10) + 128);
+    *v = (uint8_t)(((112 * r - 102 * g - 10 * bl + 512) >> 10) + 128);
+}
+
+void ck_bgrx_block_chroma(const uint8_t *a, const uint8_t *b, const uint8_t *c, const uint8_t *d, uint8_t *u,
+                          uint8_t *v) {
+    chroma(a, b, c, d, u, v);
+}
+
 static void blocks(const uint8_t *r0, const uint8_t *r1, uint8_t *y0, uint8_t *y1, uint8_t *u, uint8_t *v,
                    int from, int to) {
     for (int x = from; x < to; x += 2) {
@@ -22,9 +34,7 @@ static void blocks(const uint8_t *r0, const uint8_t *r1, uint8_t *y0, uint8_t *y
         y0[x + 1] = luma(b);
         y1[x] = luma(c);
         y1[x + 1] = luma(d);
-        int32_t r = a[2] + b[2] + c[2] + d[2], g = a[1] + b[1] + c[1] + d[1], bl = a[0] + b[0] + c[0] + d[0];
-        u[x >> 1] = (uint8_t)(((-26 * r - 86 * g + 112 * bl + 512) >> 10) + 128);
-        v[x >> 1] = (uint8_t)(((112 * r - 102 * g - 10 * bl + 512) >> 10) + 128);
+        chroma(a, b, c, d, u + (x >> 1), v + (x >> 1));
     }
 }
 

@@ -16,6 +16,19 @@ import TestSupport
         }
     }
 
+    /// Byte for byte, with memcmp: a loop over a 720p frame's bytes in a debug build takes seconds.
+    func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.count == b.count && a.withUnsafeBytes { x in b.withUnsafeBytes { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+    }
+
+    /// How many bytes differ and where the first ones are (for a failure's message only).
+    func differences(_ a: [UInt8], _ b: [UInt8], _ size: PixelSize) -> String {
+        if same(a, b) { return "none" }
+        let idx = zip(a, b).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
+        let places = idx.prefix(3).map { i in i < size.width * size.height ? "Y(\(i % size.width),\(i / size.width))" : "C\(i)" }
+        return "\(idx.count) bytes differ at \(places)"
+    }
+
     /// The reference for a frame: a full redraw, converted whole into a fresh buffer.
     func fullRedraw(_ reference: Renderer, at time: FrameTime, size: PixelSize) throws -> (FramePool, MediaBuffer) {
         let pool = try FramePool(size: size, fps: 30, format: .i420, buffers: 1)
@@ -58,6 +71,62 @@ import TestSupport
             if held.count > holding { held.removeFirst() }
         }
         #expect(drawnFrames < 90, "paused stretches should repeat the previous buffer")
+    }
+
+    /// A scrolling ticker over a plain band is written into the I420 frame from its strips' own I420, without being
+    /// drawn into the canvas. Every frame must still be byte for byte a full redraw converted whole: at odd and even
+    /// edges of the ticker's region (the demo's at 720p starts on row 647; padding 5 puts its sides on odd columns),
+    /// with copies landing on odd and even columns, across new items (two loops of different strips side by side),
+    /// through a pause, with buffers held (the pool rotating) or reused; and a copy of the picture taken in between
+    /// (the control API's snapshot) is the full redraw's picture.
+    @Test(arguments: [("demo", 0), ("demo", 3), ("odd", 0), ("odd", 3)])
+    func stripsWrittenStraightIntoTheFrameAreTheBytesOfAFullRedraw(scene name: String, holding: Int) throws {
+        let size = PixelSize(width: 1280, height: 720)
+        let scene = name == "demo" ? DemoScene.load() : try SceneLoader.parse("""
+        size: 1280x720
+        background: "#203040"
+        widgets:
+          - {id: memo, type: ticker, items: ["odd edges: padding 5 — 奇数の端 █▀▄█", "🎬 second item ÅÉ gjpq"], speed: 97,
+             place: {edge: top, size: 0.1}, style: {background: "#000000aa", padding: 5}}
+          - {id: label, type: text, text: "beside the ticker", place: fill}
+        """, file: "odd.yaml")
+        let live = Renderer(scene: scene, size: size), reference = Renderer(scene: scene, size: size)
+        let ticker = try #require(live.widgets.first { $0 is TickerWidget } as? TickerWidget)
+        let producer = try FrameProducer(size: size, fps: 30)
+        let start = Date(timeIntervalSince1970: 1_772_600_767.9)
+        var held: [MediaBuffer] = []
+        var directFrames = 0, lefts = Set<Int>()
+        for f in 0..<75 {
+            // Frames 40-49 stand still (a pause); the items change at frame 20.
+            let media = f < 40 ? Double(f) / 30 : f < 50 ? 40.0 / 30 : Double(f - 10) / 30
+            if f == 20 {
+                for r in [live, reference] {
+                    (r.widgets.first { $0 is TickerWidget } as? TickerWidget)?.replaceItems(["new items — 新しい", "ب"], at: media)
+                }
+            }
+            let time = FrameTime(frame: Int64(f), media: media, wall: start + Double(f) / 30)
+            let (buffer, drawn) = try producer.produce(live, at: time)
+            if drawn, let d = live.direct.first {
+                directFrames += 1
+                lefts.insert(Int(d.x0) & 1)
+                for p in d.pieces { lefts.insert(2 + p.strip.placement(x: p.x, y: p.y).left & 1) }
+            }
+            let (refPool, refBuffer) = try fullRedraw(reference, at: time, size: size)
+            let got = try planes(producer.pool, buffer), want = try planes(refPool, refBuffer)
+            let equal = same(got, want)
+            #expect(equal, "frame \(f): \(differences(got, want, size))")
+            if f % 25 == 12 {
+                let copy = try producer.copyOfPicture(live), full = try reference.snapshot(at: time)
+                let equal = copy.withBytes { a in full.withBytes { b in a.count == b.count && memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
+                #expect(equal, "frame \(f): the copy of the picture is not the full redraw")
+            }
+            held.append(buffer)
+            if held.count > holding { held.removeFirst() }
+        }
+        #expect(directFrames >= 50, "frames written straight: \(directFrames)")
+        // Copies landed on even and odd columns (2, 3), and the region starts on an odd column in the odd scene.
+        #expect(lefts.isSuperset(of: [2, 3]) && (name == "demo" || lefts.contains(1)), "\(lefts.sorted())")
+        if name == "demo" { #expect(Int(ticker.content.minY) & 1 == 1, "the demo's band should start on an odd row") }
     }
 
     /// A video plate (a background layer under widgets): its I420 frames reach the buffer byte for byte outside

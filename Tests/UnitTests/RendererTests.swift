@@ -15,7 +15,10 @@ import Testing
         let next = renderer.render(on: canvas, at: time(0.2 + 1 / 30.0, wall: fixedWall + 0.033))
         let memo = try #require(renderer.widget(id: "memo") as? TickerWidget)
         #expect(next == [memo.content.integral])
-        // The partial redraw leaves exactly the pixels a full redraw would.
+        // The ticker's strips go straight into the frame's I420 (FrameProducerTests compares those bytes); drawn
+        // into the canvas when it is read, the partial redraw leaves exactly the pixels a full redraw would.
+        #expect(renderer.direct.map(\.region) == [memo.content.integral])
+        renderer.materializeDirect(on: canvas)
         let full = try renderer.snapshot(at: time(0.2 + 1 / 30.0, wall: fixedWall + 0.033))
         let all = PixelSize(width: 1280, height: 720).rect
         let diff = difference(full, surface, in: all)
@@ -26,11 +29,15 @@ import Testing
     /// frame from strips blended over the band once; over a diagonal gradient (the info panel) the band differs
     /// along each row, and the ticker blends its text over it every frame. Either way, frame after frame, the
     /// picture is what a full redraw gives.
-    @Test(arguments: [("demo", true), ("info-panel.yaml", false)])
-    func aScrollingTickerLeavesThePixelsOfAFullRedraw(scene name: String, plainBand: Bool) throws {
+    /// With `direct`, the strips the renderer leaves for the I420 frame are drawn into the canvas after each frame
+    /// (only where the ticker's content box is whole pixels: at 960x540 its padding is 4.5 pixels).
+    @Test(arguments: [("demo", true, false, 960), ("demo", true, true, 960), ("demo", true, true, 640),
+                      ("info-panel.yaml", false, true, 960)])
+    func aScrollingTickerLeavesThePixelsOfAFullRedraw(scene name: String, plainBand: Bool, direct: Bool, width: Int) throws {
         let scene = name == "demo" ? DemoScene.load() : try SceneLoader.load(path: examplesDir + "/" + name)
-        let size = PixelSize(width: 960, height: 540)
+        let size = PixelSize(width: width, height: width * 9 / 16)
         let renderer = Renderer(scene: scene, size: size)
+        renderer.writesStripsDirectly = direct
         let reference = Renderer(scene: scene, size: size)
         let surface = try ImageSurface(width: size.width, height: size.height)
         let canvas = Canvas(surface: surface)
@@ -39,6 +46,9 @@ import Testing
             let t = time(Double(f) / 30, wall: fixedWall + Double(f) / 30, frame: Int64(f))
             renderer.render(on: canvas, at: t)
             if f > 0 { #expect(ticker.paintsOpaquely(ticker.content, at: t) == plainBand) }
+            let whole = ticker.content == ticker.content.integral
+            if f > 0 { #expect(renderer.direct.isEmpty == !(direct && plainBand && whole), "frame \(f)") }
+            renderer.materializeDirect(on: canvas)
             let full = try reference.snapshot(at: t)
             let diff = difference(full, surface, in: size.rect)
             #expect(diff.count == 0, "frame \(f) differs in \(String(describing: diff.bounds))")

@@ -10,6 +10,11 @@
 void ck_bgrx_to_i420(const uint8_t *bgrx, int stride, uint8_t *y, int y_stride, uint8_t *u, int u_stride,
                      uint8_t *v, int v_stride, int x0, int y0, int x1, int y1);
 
+/// The chroma of one 2x2 block whose four pixels lie in different places (a block across the edge of a region
+/// written from elsewhere): the same bytes ck_bgrx_to_i420 gives for those four pixels side by side.
+void ck_bgrx_block_chroma(const uint8_t *a, const uint8_t *b, const uint8_t *c, const uint8_t *d, uint8_t *u,
+                          uint8_t *v);
+
 /// The SSE2 path alone (what runs on a CPU without AVX2), so tests can check it on any machine.
 void ck_bgrx_to_i420_sse2(const uint8_t *bgrx, int stride, uint8_t *y, int y_stride, uint8_t *u, int u_stride,
                           uint8_t *v, int v_stride, int x0, int y0, int x1, int y1);

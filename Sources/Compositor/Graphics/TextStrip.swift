@@ -16,6 +16,10 @@ public final class TextStrip {
     /// Opaque tiles replace what is below them; transparent ones blend over it.
     public let isOpaque: Bool
     private var tiles: [ImageSurface] = []
+    /// Each tile's pixels and row stride, read once the tiles are drawn (they never change after).
+    private var tileData: [UnsafeMutablePointer<UInt8>] = []
+    private var tileStrides: [Int] = []
+    private var converted: StripPlanes?
 
     public init(layout: TextLayout, color: Color) throws {
         let ink = layout.inkRect, logical = layout.logicalRect
@@ -57,7 +61,45 @@ public final class TextStrip {
             canvas.composite(source, at: (0, 0), in: Rect(x: 0, y: 0, width: Double(source.width), height: Double(height)))
             tile.flush()
             tiles.append(tile)
+            tileData.append(cairo_image_surface_get_data(tile.pointer)!)
+            tileStrides.append(tile.stride)
         }
+    }
+
+    /// The strip in I420 for rows landing with `verticalPhase` (see StripPlanes), made the first time it is asked
+    /// for; nil for a transparent strip (only opaque pixels can be written as they are).
+    func planes(verticalPhase: Int) -> StripPlanes? {
+        guard isOpaque else { return nil }
+        if let converted, converted.verticalPhase == verticalPhase { return converted }
+        let made = StripPlanes(width: width, height: height, verticalPhase: verticalPhase) { y, row in
+            for (i, tile) in tiles.enumerated() {
+                (row + i * Self.tileWidth * 4).update(from: pixel(i * Self.tileWidth, y), count: tile.width * 4)
+            }
+        }
+        converted = made
+        return made
+    }
+
+    /// Copies `count` BGRx pixels of row `y` from column `x` on (inside the strip) to `into`, across tiles.
+    func copyPixels(row y: Int, from x: Int, count: Int, into: UnsafeMutablePointer<UInt8>) {
+        var done = 0
+        while done < count {
+            let at = x + done
+            let n = min(count - done, Self.tileWidth - at % Self.tileWidth)
+            (into + done * 4).update(from: pixel(at, y), count: n * 4)
+            done += n
+        }
+    }
+
+    /// The BGRx pixel at column `x`, row `y` of the strip (inside it).
+    func pixel(_ x: Int, _ y: Int) -> UnsafePointer<UInt8> {
+        let t = x / Self.tileWidth
+        return UnsafePointer(tileData[t]) + y * tileStrides[t] + (x - t * Self.tileWidth) * 4
+    }
+
+    /// Where the strip's top-left pixel lands when drawn with the layout's origin at (`x`, `y`), as `draw` rounds.
+    public func placement(x: Double, y: Double) -> (left: Int, top: Int) {
+        (Int(x.rounded()) + origin.x, Int(y.rounded()) + origin.y)
     }
 
     /// The span of pixels the line covers when drawn at `x` (rounded as `draw` rounds).
@@ -68,7 +110,7 @@ public final class TextStrip {
 
     /// Draws the line with the layout's draw origin at (`x`, `y`), rounded to whole pixels, inside `clip`.
     public func draw(on canvas: Canvas, x: Double, y: Double, clip: Rect) {
-        let left = Int(x.rounded()) + origin.x, top = Int(y.rounded()) + origin.y
+        let (left, top) = placement(x: x, y: y)
         for (i, tile) in tiles.enumerated() {
             let tx = left + i * Self.tileWidth
             let r = Rect(x: Double(tx), y: Double(top), width: Double(tile.width), height: Double(tile.height))

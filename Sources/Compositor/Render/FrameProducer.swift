@@ -16,6 +16,8 @@ public final class FrameProducer {
     /// Frames up to this one are no longer in `history`.
     private var forgottenUpTo: Int64 = -1
     private var last: MediaBuffer?
+    /// Two rows of working space for writing a DirectRegion (made once per size).
+    private let scratch: UnsafeMutableRawBufferPointer
     /// Pixels converted to I420 so far: what the damage tracking saved shows against frames × picture size.
     public private(set) var convertedPixels: UInt64 = 0
 
@@ -24,12 +26,17 @@ public final class FrameProducer {
         surface = try ImageSurface(width: size.width, height: size.height)
         canvas = Canvas(surface: surface)
         pool = try FramePool(size: size, fps: fps, format: .i420)
+        scratch = .allocate(byteCount: DirectRegion.scratchBytes(width: size.width), alignment: 32)
     }
+
+    deinit { scratch.deallocate() }
 
     public var caps: String { pool.caps }
 
-    /// A copy of the picture last produced (the canvas keeps the whole frame): what viewers see now.
+    /// A copy of the picture last produced (the canvas keeps the whole frame once what `renderer` wrote straight into
+    /// I420 is drawn there too): what viewers see now.
     public func copyOfPicture(_ renderer: Renderer? = nil) throws -> ImageSurface {
+        renderer?.materializeDirect(on: canvas)
         let copy = try ImageSurface(width: size.width, height: size.height)
         let c = Canvas(surface: copy)
         if let renderer, let plate = renderer.platePicture, plate.size == size {
@@ -103,13 +110,18 @@ public final class FrameProducer {
             } else {
                 rects = [size.rect]
             }
-            rects = Self.distinct(rects)
+            // A region written straight from strips below is not converted from the canvas (stale there) first.
+            let direct = renderer.direct
+            rects = Self.distinct(rects).filter { r in !direct.contains { $0.region == r } }
             for r in rects {
                 if let a = I420Converter.aligned(r, width: size.width, height: size.height) {
                     I420Converter.convert(bgrx: bgrx, stride: stride, into: planes, rect: a)
                     convertedPixels += UInt64((a.x1 - a.x0) * (a.y1 - a.y0))
                 }
             }
+            // Last: these regions' pixels in the canvas are stale, and whatever the conversions above wrote there
+            // is replaced.
+            for d in direct { d.write(into: planes, bgrx: bgrx, stride: stride, scratch: scratch) }
         }
         pool.setFrameHeld(time.frame, in: buffer)
         last = buffer

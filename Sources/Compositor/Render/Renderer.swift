@@ -34,6 +34,11 @@ public final class Renderer {
     /// The appearances `isUnchanged` computed, used by the `render` that follows for the same moment (they build
     /// strings and arrays: computing them twice a frame was measurable at 30 frames a second).
     private var looks: (time: FrameTime, values: [Appearance])?
+    /// Regions the last `render` left to be written straight into the frame's I420 (DirectRegion) instead of drawing
+    /// them: the canvas does not hold their pixels until they are materialized.
+    public private(set) var direct: [DirectRegion] = []
+    /// Off, every region is drawn into the canvas: the reference the direct path is compared with.
+    public var writesStripsDirectly = true
 
     /// - Parameter warn: receives problems that do not stop rendering (missing image or font).
     public init(scene: Scene, size: PixelSize? = nil, warn: @escaping (String) -> Void = { _ in }) {
@@ -126,6 +131,7 @@ public final class Renderer {
         let now = looks.flatMap { $0.time == time ? $0.values : nil } ?? appearances(at: time)
         looks = nil
         guard let previous else {
+            direct = []
             drawBackground(on: canvas, in: size.rect)
             for i in order {
                 guard let box = boxes[i] else { continue }
@@ -149,12 +155,34 @@ public final class Renderer {
             redrawn = plateCovered
             plateRefreshed = true
         }
+        var changed: [(index: Int, region: Rect)] = []
         for i in order {
             guard let box = boxes[i], previous[i] != now[i] else { continue }
             if plateRefreshed && (i == plateIndex || redrawn.contains(where: { $0.contains(box, tolerance: 0.5) })) { continue }
-            let w = widgets[i]
             // Only the part that changed, when the widget can tell (clipped drawing skips the rest).
-            let region = (w.changedRegion(from: previous[i], to: now[i]) ?? box).integral
+            changed.append((i, (widgets[i].changedRegion(from: previous[i], to: now[i]) ?? box).integral))
+        }
+        // A widget alone in its region that shows only opaque strips there is written into the I420 frame as it is
+        // (no plate: its frames replace the whole buffer).
+        var fresh: [DirectRegion] = []
+        if writesStripsDirectly && plateIndex == nil {
+            for (i, region) in changed where overlapping[i].isEmpty {
+                if let pieces = widgets[i].directPieces(for: region, at: time),
+                   let d = DirectRegion(widget: i, region: region, pieces: pieces, picture: size) {
+                    fresh.append(d)
+                }
+            }
+        }
+        // What the last frame left out of the canvas and this one does not write again is drawn now, before
+        // anything is drawn over or beside it.
+        for old in direct where !fresh.contains(where: { $0.widget == old.widget && $0.region == old.region }) {
+            old.materialize(on: canvas)
+        }
+        direct = fresh
+        for (i, region) in changed {
+            damage.append(region)
+            if fresh.contains(where: { $0.widget == i }) { continue }
+            let w = widgets[i]
             if overlapping[i].isEmpty {
                 canvas.withState {
                     canvas.clip(to: region)
@@ -164,11 +192,17 @@ public final class Renderer {
             } else {
                 redrawStack(in: region, around: i, on: canvas, at: time)
             }
-            damage.append(region)
         }
         shown = now
         canvas.surface.flush()
         return damage
+    }
+
+    /// Draws what the last frame wrote straight into I420 into `canvas` too: before the canvas is read as a picture.
+    public func materializeDirect(on canvas: Canvas) {
+        for d in direct { d.materialize(on: canvas) }
+        direct = []
+        canvas.surface.flush()
     }
 
     /// The plate's current frame, when there is a plate and it shows an I420 picture at the picture's size.

@@ -63,6 +63,10 @@ public struct SoakReport: Codable, Sendable {
         public var seconds: Int
         public var framesRendered: Int64
         public var sourceDropped: UInt64
+        /// Of `sourceDropped`: frames the loops skipped because they ran late, and frames the encoders' queues
+        /// dropped (the rest were dropped by outputs' queues).
+        public var sourceLate: UInt64? = nil
+        public var sourceEncoderDropped: UInt64? = nil
         public var viewerFrames: Int
         public var viewerDropped: Int
         public var viewerRepeated: Int

@@ -169,6 +169,8 @@ public final class SoakRunner: @unchecked Sendable {
             seconds: sampleCount,
             framesRendered: streamStatus.reduce(0) { $0 + $1.frame + 1 },
             sourceDropped: streamStatus.reduce(0) { $0 + $1.dropped },
+            sourceLate: streamStatus.reduce(0) { $0 + $1.late },
+            sourceEncoderDropped: streamStatus.reduce(0) { $0 + $1.encoderDropped },
             viewerFrames: viewerTotals.reduce(0) { $0 + $1.frames },
             viewerDropped: viewerTotals.reduce(0) { $0 + $1.dropped },
             viewerRepeated: viewerTotals.reduce(0) { $0 + $1.repeated },

@@ -180,6 +180,12 @@ public final class TickerWidget: WidgetBase, Widget {
         content.contains(region, tolerance: 0) && opaquePlan(copies(at: time)) != nil
     }
 
+    /// The opaque strips `draw` would copy into `region`, when it would copy nothing else.
+    public func directPieces(for region: Rect, at time: FrameTime) -> [DirectPiece]? {
+        guard content.contains(region, tolerance: 0), let plan = opaquePlan(copies(at: time)) else { return nil }
+        return plan.map { DirectPiece(strip: $0.0, x: $0.1, y: textY) }
+    }
+
     public func draw(on canvas: Canvas, at time: FrameTime) {
         let copies = copies(at: time)
         if content.contains(canvas.clipExtents, tolerance: 0), let plan = opaquePlan(copies) {

@@ -25,11 +25,16 @@ public protocol Widget: AnyObject {
     /// Set by the layout when another widget is drawn beneath this one (a floating layer): what lies under it is
     /// then not the scene's background, and may change without this widget changing.
     var hasLayerBelow: Bool { get set }
+    /// The opaque strips that are all `region` shows at `time`, drawn in this order (a scrolling ticker over a
+    /// plain band); nil when the region is anything else. The renderer may then write them into the frame's I420
+    /// without drawing them (DirectRegion).
+    func directPieces(for region: Rect, at time: FrameTime) -> [DirectPiece]?
 }
 
 extension Widget {
     public func changedRegion(from old: Appearance, to new: Appearance) -> Rect? { nil }
     public func paintsOpaquely(_ region: Rect, at time: FrameTime) -> Bool { false }
+    public func directPieces(for region: Rect, at time: FrameTime) -> [DirectPiece]? { nil }
 }
 
 /// What all widgets share: the id, the style, the box, the panel behind the content and the padding.
