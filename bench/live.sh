@@ -82,5 +82,15 @@ awk -v frames="$FRAMES" '
             if (ms < lo) lo = ms; if (ms > hi) hi = ms
         }
         printf "pipcompose beyond the fair floor: %.3f to %.3f ms per frame over %d rounds\n", lo, hi, r
+        # x264 alone varies between rounds on the very same frames: the spread of the floor itself, and the ratio
+        # of the sums over all rounds, which that spread moves less than any one round.
+        flo = 1e9; fhi = 0; fsum = 0; psum = 0
+        for (i = 1; i <= r; i++) {
+            fair = cpu[i, "same-pictures-x264"] - cpu[i, "same-pictures-read"]
+            if (fair < flo) flo = fair; if (fair > fhi) fhi = fair; fsum += fair; psum += cpu[i, "pipcompose"]
+        }
+        printf "the fair floor itself: %.2f to %.2f cpu s over the rounds (%.0f%% apart)\n", flo, fhi, (fhi / flo - 1) * 100
+        printf "all rounds together: pipcompose %.2f cpu s, fair floor %.2f: ratio %.3f, %.3f ms per frame beyond\n",
+               psum, fsum, psum / fsum, (psum - fsum) * 1000 / (frames * r)
     }' "$OUT/results"
 grep -- "-threads" "$OUT/results" | sed 's/^/threads: /'

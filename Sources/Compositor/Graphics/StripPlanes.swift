@@ -21,7 +21,7 @@ final class StripPlanes {
     let u: [UnsafeMutableBufferPointer<UInt8>]
     let v: [UnsafeMutableBufferPointer<UInt8>]
 
-    /// Converts the strip whose pixels `pixelRow(y)` gives row by row (`width` BGRx pixels from row `y`).
+    /// Converts the strip whose rows `copyRow(y, into:)` writes (`width` BGRx pixels of row `y`).
     init(width: Int, height: Int, verticalPhase: Int, copyRow: (_ y: Int, _ into: UnsafeMutablePointer<UInt8>) -> Void) {
         self.width = width
         self.height = height
