@@ -92,6 +92,58 @@ import TestSupport
         #expect(try probe(file) == "h264,320,180,60")
     }
 
+    /// A key frame asked for at a time comes at the first frame of that time, also after other key frames were
+    /// forced (x264enc in GStreamer 1.22 grants a request that names a time at once or never), and a viewer's
+    /// comes half a second after the last key frame, not at the next regular one.
+    @Test func aKeyFrameAskedForATimeComesAtThatFrame() throws {
+        let (renderer, producer, live) = try rig()
+        let out = FrameLog()
+        let frame: MediaTime = 33_333_333
+        live.subscribe(out, requestKeyFrame: true) { b, _ in out.add(Int((b.pts ?? 0) / frame), key: b.isKeyFrame) }
+        // Each request is made once the frames before it came out of the encoder, as a viewer's would be.
+        func feed(to end: Int) throws {
+            try self.feed([live], producer: producer, renderer: renderer, frames: out.count..<end)
+            #expect(out.wait(for: end), "the encoder gave \(out.count) of \(end) frames")
+        }
+        try feed(to: 5)
+        live.requestKeyFrame(at: 8 * frame)
+        try feed(to: 12)
+        live.requestKeyFrame(at: 17 * frame)
+        try feed(to: 20)
+        live.requestKeyFrame(at: 25 * frame)
+        try feed(to: 30)
+        // The last key frame was at 25: a viewer's comes at the first frame half a second later or more (41: the
+        // frames here are 33 333 333 ns apart, so 40 is 5 ns short).
+        live.requestKeyFrameForViewer()
+        try feed(to: 45)
+        #expect(live.finish())
+        // x264 starts its 30-frame group of pictures over at each forced key frame: no regular one before 55.
+        #expect(out.keys == [0, 8, 17, 25, 41])
+    }
+
+    /// Frames an encoder handed out: how many, and which were key frames.
+    final class FrameLog: @unchecked Sendable {
+        private let changed = NSCondition()
+        private var seen = 0
+        private var keyFrames: [Int] = []
+        func add(_ n: Int, key: Bool) {
+            changed.withLock {
+                seen += 1
+                if key { keyFrames.append(n) }
+                changed.broadcast()
+            }
+        }
+        var count: Int { changed.withLock { seen } }
+        var keys: [Int] { changed.withLock { keyFrames } }
+        func wait(for n: Int, timeout: TimeInterval = 10) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            return changed.withLock {
+                while seen < n { if !changed.wait(until: deadline) { return seen >= n } }
+                return true
+            }
+        }
+    }
+
     @Test func rtspOutputServesTheEncodersFramesToFfprobe() throws {
         let (renderer, producer, live) = try rig()
         let rtsp = try RTSPOutput(endpoint: RTSPEndpoint(host: "127.0.0.1", port: 0, path: "/in-process"),

@@ -91,9 +91,4 @@ public final class AppSink: @unchecked Sendable {
         let event = gst_video_event_new_upstream_force_key_unit(cgst_clock_time_none(), 1, 0)
         gst_element_send_event(element, event)
     }
-
-    /// Asks for a key frame at the first frame whose running time is `runningTime` or later.
-    public func requestKeyFrame(at runningTime: MediaTime) {
-        gst_element_send_event(element, gst_video_event_new_upstream_force_key_unit(GstClockTime(runningTime), 1, 0))
-    }
 }

@@ -100,6 +100,16 @@ public final class Pipeline: @unchecked Sendable {
         return true
     }
 
+    /// Sets a property, from its string form, of the RTP session manager (rtpbin) that the rtspsrc named `name`
+    /// makes when it connects.
+    public func setOnManager(ofElementNamed name: String, _ property: String, _ value: String) {
+        guard let e = element(named: name) else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
+        Signals.connect(UnsafeMutableRawPointer(e), "new-manager") { _, manager in
+            if let manager { gst_util_set_object_arg(cgst_gobject(manager), property, value) }
+        }
+    }
+
     /// Calls `handler` with the element a `uridecodebin` named `name` makes for its URI (`source-setup`), before
     /// it starts: where a source's own properties are set (rtspsrc's latency).
     public func onSourceSetup(ofElementNamed name: String, _ handler: @escaping (UnsafeMutableRawPointer) -> Void) {

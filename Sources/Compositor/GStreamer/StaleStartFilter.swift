@@ -50,15 +50,8 @@ final class StaleStartFilter: @unchecked Sendable {
 
     /// How long ago `buffer` was due, by the segment on `pad` and the clock of the pad's element; nil when unknown.
     static func lateness(of buffer: UnsafeMutablePointer<GstBuffer>, on pad: UnsafeMutablePointer<GstPad>) -> Int64? {
-        let pts = cgst_buffer_pts(buffer)
-        guard pts != cgst_clock_time_none(),
-              let event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0) else { return nil }
-        defer { gst_event_unref(event) }
-        var segment: UnsafePointer<GstSegment>?
-        gst_event_parse_segment(event, &segment)
-        guard let segment else { return nil }
-        let running = gst_segment_to_running_time(segment, GST_FORMAT_TIME, pts)
-        guard running != cgst_clock_time_none(), let element = gst_pad_get_parent_element(pad) else { return nil }
+        guard let running = PadTime.runningTime(of: buffer, on: pad) else { return nil }
+        guard let element = gst_pad_get_parent_element(pad) else { return nil }
         defer { gst_object_unref(UnsafeMutableRawPointer(element)) }
         guard let clock = gst_element_get_clock(element) else { return nil }
         defer { gst_object_unref(UnsafeMutableRawPointer(clock)) }

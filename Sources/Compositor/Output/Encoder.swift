@@ -18,6 +18,8 @@ public final class Encoder: @unchecked Sendable {
     let pipeline: Pipeline
     let input: AppSource
     private var sink: AppSink?
+    /// Key frames asked for at a running time (the encoder element's own handling of such requests is broken).
+    private let keyFrames: KeyFrameSchedule?
     private let lock = NSLock()
     private var subscribers: [ObjectIdentifier: Subscriber] = [:]
     private var _encoded: UInt64 = 0
@@ -55,6 +57,7 @@ public final class Encoder: @unchecked Sendable {
         input.watchRoom()
         try input.setCaps(rawCaps)
         sink = nil
+        keyFrames = KeyFrameSchedule(encoderNamed: "encoder", in: pipeline)
         // Frames come out stamped with their running time, the frame clock's: every encoder shares one timeline
         // and an output can move from one encoder to another.
         sink = pipeline.appSink(named: "encoded", runningTime: true, onSample: { [weak self] buffer, caps in
@@ -146,14 +149,17 @@ public final class Encoder: @unchecked Sendable {
             _viewerKeysAsked += 1
             return due
         }
-        if let at { sink?.requestKeyFrame(at: at) }
+        if let at { requestKeyFrame(at: at) }
     }
 
     /// Key frames asked for on behalf of viewers (each may have served many).
     public var viewerKeysAsked: UInt64 { lock.withLock { _viewerKeysAsked } }
 
     /// Makes the first frame stamped `runningTime` or later a key frame (where an output switches to this encoder).
-    public func requestKeyFrame(at runningTime: MediaTime) { sink?.requestKeyFrame(at: runningTime) }
+    /// Without an element named "encoder" to watch, a key frame is asked for at once.
+    public func requestKeyFrame(at runningTime: MediaTime) {
+        if let keyFrames { keyFrames.request(at: runningTime) } else { requestKeyFrame() }
+    }
 
     deinit { delayLine?.stop() }
 
