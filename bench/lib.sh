@@ -44,21 +44,10 @@ thread_ticks() {
     done
 }
 
-# steady NAME COMMAND...: starts COMMAND, waits WARM s, measures its CPU over SECS s, then ends it.
-# Prints "NAME cpu_seconds"; for pipcompose also the split between its threads.
-steady() {
-    local name="$1"; shift
-    "$@" >"$OUT/$name.log" 2>&1 &
-    local pid=$!
-    sleep "$WARM"
-    if ! kill -0 "$pid" 2>/dev/null; then echo "$name ended early:" >&2; tail -5 "$OUT/$name.log" >&2; return 1; fi
-    local c0 c1
-    c0=$(ticks "$pid"); thread_ticks "$pid" >"$OUT/$name.t0"
-    sleep "$SECS"
-    if ! kill -0 "$pid" 2>/dev/null; then echo "$name ended inside the window:" >&2; tail -5 "$OUT/$name.log" >&2; return 1; fi
-    c1=$(ticks "$pid"); thread_ticks "$pid" >"$OUT/$name.t1"
-    kill -INT "$pid" 2>/dev/null || true
-    wait "$pid" || true
+# "NAME cpu_seconds" of a process over the window, from its ticks at both ends; for pipcompose also the split
+# between its threads (from OUT/NAME.t0 and OUT/NAME.t1).
+report_window() {
+    local name="$1" c0="$2" c1="$3"
     awk -v n="$name" -v a="$c0" -v b="$c1" -v t="$TICK" 'BEGIN { printf "%s %.2f\n", n, (b - a) / t }'
     if [[ "$name" == pipcompose* ]]; then
         # Thread CPU over the window, grouped: the encoder's streaming threads (x264 included), the frame loop,
@@ -71,4 +60,44 @@ steady() {
                          sum["encoder"], sum["frame-loop"], sum["frame-loop"] * 1000 / f, sum["other"], sum["other"] * 1000 / f }' \
             "$OUT/$name.t0" "$OUT/$name.t1"
     fi
+}
+
+# steady NAME COMMAND...: starts COMMAND, waits WARM s, measures its CPU over SECS s, then ends it.
+# Prints "NAME cpu_seconds"; for pipcompose also the split between its threads.
+steady() {
+    launch "$@"
+    measure_launched
+}
+
+# Side by side: `launch NAME COMMAND...` starts each process; `measure_launched` then waits WARM s, measures all
+# of them over the same SECS s, ends them and prints each one's line as `steady` does, in launch order. Whatever
+# the machine does in that minute (another guest's load, the host's frequency), every one of them gets it.
+LAUNCHED_NAMES=()
+LAUNCHED_PIDS=()
+launch() {
+    local name="$1"; shift
+    "$@" >"$OUT/$name.log" 2>&1 &
+    LAUNCHED_NAMES+=("$name")
+    LAUNCHED_PIDS+=("$!")
+}
+measure_launched() {
+    local i pid name
+    local -a c0=() c1=()
+    sleep "$WARM"
+    for i in "${!LAUNCHED_PIDS[@]}"; do
+        pid="${LAUNCHED_PIDS[$i]}"; name="${LAUNCHED_NAMES[$i]}"
+        if ! kill -0 "$pid" 2>/dev/null; then echo "$name ended early:" >&2; tail -5 "$OUT/$name.log" >&2; return 1; fi
+        c0[i]=$(ticks "$pid"); thread_ticks "$pid" >"$OUT/$name.t0"
+    done
+    sleep "$SECS"
+    for i in "${!LAUNCHED_PIDS[@]}"; do
+        pid="${LAUNCHED_PIDS[$i]}"; name="${LAUNCHED_NAMES[$i]}"
+        if ! kill -0 "$pid" 2>/dev/null; then echo "$name ended inside the window:" >&2; tail -5 "$OUT/$name.log" >&2; return 1; fi
+        c1[i]=$(ticks "$pid"); thread_ticks "$pid" >"$OUT/$name.t1"
+    done
+    for pid in "${LAUNCHED_PIDS[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
+    for pid in "${LAUNCHED_PIDS[@]}"; do wait "$pid" || true; done
+    for i in "${!LAUNCHED_PIDS[@]}"; do report_window "${LAUNCHED_NAMES[$i]}" "${c0[$i]}" "${c1[$i]}"; done
+    LAUNCHED_NAMES=()
+    LAUNCHED_PIDS=()
 }

@@ -7,8 +7,10 @@
 # recorded near-losslessly, decoded to raw I420, and fed to gst-launch's x264enc with pipcompose's settings, paced
 # at the frame rate (clocksync), muxed as pipcompose muxes; the cost of reading and pacing those frames alone is
 # subtracted. Each process is measured over a window after a warm-up (CPU time from /proc at both ends), so
-# start-up (fonts, plugin registry) is not spread over the frames; it is reported on its own line. Rounds run the
-# commands one after the other and alternate, so a slow minute of the machine hits every command.
+# start-up (fonts, plugin registry) is not spread over the frames; it is reported on its own line. In each round
+# the floor, its read-only part and pipcompose run side by side over the same window (x264 alone on the same
+# frames varied 14-28 % between windows run one after the other, several times the difference measured), then
+# the other peers one after the other.
 # Usage: bash bench/live.sh [WxH] [FPS] [SECONDS] [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,9 +47,11 @@ echo "startup $(awk '{ printf "%.2f", $1 + $2 }' "$OUT/startup")"
 
 for round in $(seq 1 "$ROUNDS"); do
     echo "round $round"
-    steady same-pictures-x264 gst-launch-1.0 -q $RAW ! x264enc $X264 ! $MUX location="$OUT/same.mp4"
-    steady same-pictures-read gst-launch-1.0 -q $RAW ! fakesink
-    steady pipcompose "$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --record "$OUT/pip.mp4"
+    # The fair floor, its read-only part and pipcompose side by side, over the same window.
+    launch same-pictures-x264 gst-launch-1.0 -q $RAW ! x264enc $X264 ! $MUX location="$OUT/same.mp4"
+    launch same-pictures-read gst-launch-1.0 -q $RAW ! fakesink
+    launch pipcompose "$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --record "$OUT/pip.mp4"
+    measure_launched
     steady gst-clockoverlay gst-launch-1.0 -q videotestsrc $LIVE ! "$CAPS" \
         ! clockoverlay font-desc="Noto Sans Bold 48" ! x264enc $X264 ! $MUX location="$OUT/clock.mp4"
     steady ffmpeg-drawtext ffmpeg -v error -re -f lavfi -i "testsrc2=size=${SIZE}:rate=$FPS" -t "$RUN" \
