@@ -6,6 +6,21 @@ release_binary() {
     BIN="$(swift build -c release --show-bin-path)/pipcompose"
 }
 
+# The fair floor's input: the demo scene recorded near-losslessly at SIZE and FPS for RUN seconds, decoded to raw
+# I420 in RAWDIR (memory: read from disk, its cost varied by a third between runs); sets RAW (a gst-launch source
+# of those frames paced at FPS), X264 (pipcompose's x264 settings for this size and rate) and MUX (as it muxes).
+# Needs BIN, OUT, RAWDIR, SIZE, FPS, RUN, W and H.
+same_pictures() {
+    "$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --bitrate 60000 --record "$OUT/ref.mkv" \
+        >"$OUT/ref.log" 2>&1
+    ffmpeg -v error -i "$OUT/ref.mkv" -f rawvideo -pix_fmt yuv420p -y "$RAWDIR/ref.yuv"
+    RAW="filesrc location=$RAWDIR/ref.yuv ! rawvideoparse width=$W height=$H format=i420 framerate=$FPS/1 ! clocksync"
+    # The bitrate pipcompose picks for this size and rate (0.09 bit per pixel).
+    local bitrate=$(( W * H * FPS * 9 / 100 / 1000 ))
+    X264="tune=zerolatency speed-preset=ultrafast bitrate=$bitrate key-int-max=$FPS"
+    MUX="h264parse ! mp4mux fragment-duration=500 ! filesink"
+}
+
 # Prints a TCP port nobody listens on now.
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'

@@ -21,7 +21,6 @@ FRAMES=$((SECS * FPS))
 RUN=$((WARM + SECS + 3))
 # The bitrate pipcompose picks for this size and rate (0.09 bit per pixel), used for every peer.
 BITRATE=$(( W * H * FPS * 9 / 100 / 1000 ))
-X264="tune=zerolatency speed-preset=ultrafast bitrate=$BITRATE key-int-max=$FPS"
 TICK=$(getconf CLK_TCK)
 OUT="$(mktemp -d)"
 # The raw pictures live in memory (tmpfs): read from disk, their cost varied by a third between runs here, as
@@ -32,11 +31,7 @@ source bench/lib.sh
 release_binary
 
 # The demo's own pictures, near-losslessly, then raw: the input of the fair floor, long enough for the window.
-"$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --bitrate 60000 --record "$OUT/ref.mkv" \
-    >"$OUT/ref.log" 2>&1
-ffmpeg -v error -i "$OUT/ref.mkv" -f rawvideo -pix_fmt yuv420p -y "$RAWDIR/ref.yuv"
-RAW="filesrc location=$RAWDIR/ref.yuv ! rawvideoparse width=$W height=$H format=i420 framerate=$FPS/1 ! clocksync"
-MUX="h264parse ! mp4mux fragment-duration=500 ! filesink"
+same_pictures
 LIVE="is-live=true num-buffers=$((RUN * FPS))"
 CAPS="video/x-raw,format=I420,width=$W,height=$H,framerate=$FPS/1"
 
