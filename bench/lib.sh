@@ -21,6 +21,21 @@ same_pictures() {
     MUX="h264parse ! mp4mux fragment-duration=500 ! filesink"
 }
 
+# The arguments of a steady-state benchmark, `[WxH] [FPS] [SECONDS] [ROUNDS]`: sets SIZE, FPS, SECS, ROUNDS, W, H,
+# WARM (seconds before a window), FRAMES (in a window) and RUN (how long a measured process runs); OUT (a temp dir)
+# and RAWDIR (one in memory, /dev/shm: raw pictures read from disk varied by a third in cost between runs here, as
+# the page cache kept or dropped parts of the file), both removed at exit.
+window_args() {
+    SIZE="${1:-1280x720}"; FPS="${2:-30}"; SECS="${3:-20}"; ROUNDS="${4:-3}"
+    WARM=5
+    W="${SIZE%x*}"; H="${SIZE#*x}"
+    FRAMES=$((SECS * FPS))
+    RUN=$((WARM + SECS + 3))
+    OUT="$(mktemp -d)"
+    RAWDIR="$(mktemp -d -p /dev/shm)"
+    trap 'rm -rf "$OUT" "$RAWDIR"' EXIT
+}
+
 # Prints a TCP port nobody listens on now.
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
@@ -95,21 +110,24 @@ launch() {
     LAUNCHED_NAMES+=("$name")
     LAUNCHED_PIDS+=("$!")
 }
-measure_launched() {
+# Ticks of each launched process now into the array named $1, its threads' into OUT/NAME.$2; fails (saying "ended
+# $3") when one has ended.
+sample_launched() {
+    local -n into="$1"
     local i pid name
+    for i in "${!LAUNCHED_PIDS[@]}"; do
+        pid="${LAUNCHED_PIDS[$i]}"; name="${LAUNCHED_NAMES[$i]}"
+        if ! kill -0 "$pid" 2>/dev/null; then echo "$name ended $3:" >&2; tail -5 "$OUT/$name.log" >&2; return 1; fi
+        into[i]=$(ticks "$pid"); thread_ticks "$pid" >"$OUT/$name.$2"
+    done
+}
+measure_launched() {
+    local i pid
     local -a c0=() c1=()
     sleep "$WARM"
-    for i in "${!LAUNCHED_PIDS[@]}"; do
-        pid="${LAUNCHED_PIDS[$i]}"; name="${LAUNCHED_NAMES[$i]}"
-        if ! kill -0 "$pid" 2>/dev/null; then echo "$name ended early:" >&2; tail -5 "$OUT/$name.log" >&2; return 1; fi
-        c0[i]=$(ticks "$pid"); thread_ticks "$pid" >"$OUT/$name.t0"
-    done
+    sample_launched c0 t0 early
     sleep "$SECS"
-    for i in "${!LAUNCHED_PIDS[@]}"; do
-        pid="${LAUNCHED_PIDS[$i]}"; name="${LAUNCHED_NAMES[$i]}"
-        if ! kill -0 "$pid" 2>/dev/null; then echo "$name ended inside the window:" >&2; tail -5 "$OUT/$name.log" >&2; return 1; fi
-        c1[i]=$(ticks "$pid"); thread_ticks "$pid" >"$OUT/$name.t1"
-    done
+    sample_launched c1 t1 "inside the window"
     for pid in "${LAUNCHED_PIDS[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
     for pid in "${LAUNCHED_PIDS[@]}"; do wait "$pid" || true; done
     for i in "${!LAUNCHED_PIDS[@]}"; do report_window "${LAUNCHED_NAMES[$i]}" "${c0[$i]}" "${c1[$i]}"; done

@@ -14,20 +14,11 @@
 # Usage: bash bench/live.sh [WxH] [FPS] [SECONDS] [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SIZE="${1:-1280x720}"; FPS="${2:-30}"; SECS="${3:-20}"; ROUNDS="${4:-3}"
-WARM=5
-W="${SIZE%x*}"; H="${SIZE#*x}"
-FRAMES=$((SECS * FPS))
-RUN=$((WARM + SECS + 3))
+source bench/lib.sh
+window_args "$@"
 # The bitrate pipcompose picks for this size and rate (0.09 bit per pixel), used for every peer.
 BITRATE=$(( W * H * FPS * 9 / 100 / 1000 ))
 TICK=$(getconf CLK_TCK)
-OUT="$(mktemp -d)"
-# The raw pictures live in memory (tmpfs): read from disk, their cost varied by a third between runs here, as
-# the page cache kept or dropped parts of the file.
-RAWDIR="$(mktemp -d -p /dev/shm)"
-trap 'rm -rf "$OUT" "$RAWDIR"' EXIT
-source bench/lib.sh
 release_binary
 
 # The demo's own pictures, near-losslessly, then raw: the input of the fair floor, long enough for the window.

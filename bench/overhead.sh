@@ -10,17 +10,10 @@
 # Usage: bash bench/overhead.sh [WxH] [FPS] [SECONDS] [ROUNDS]   (needs perf: apt-get install linux-perf)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SIZE="${1:-1280x720}"; FPS="${2:-30}"; SECS="${3:-20}"; ROUNDS="${4:-3}"
-WARM=5
-W="${SIZE%x*}"; H="${SIZE#*x}"
-FRAMES=$((SECS * FPS))
-RUN=$((WARM + SECS + 3))
+source bench/lib.sh
+window_args "$@"
 HZ=999
 command -v perf >/dev/null || { echo "perf is missing: apt-get install linux-perf" >&2; exit 1; }
-OUT="$(mktemp -d)"
-RAWDIR="$(mktemp -d -p /dev/shm)"
-trap 'rm -rf "$OUT" "$RAWDIR"' EXIT
-source bench/lib.sh
 release_binary
 same_pictures
 
