@@ -49,9 +49,6 @@ final class KeyFrameSchedule: @unchecked Sendable {
         lock.withLock { due = min(due ?? runningTime, runningTime) }
     }
 
-    /// The running time still waited for, if any.
-    var pending: MediaTime? { lock.withLock { due } }
-
     private func frame(_ buffer: UnsafeMutablePointer<GstBuffer>, on pad: UnsafeMutablePointer<GstPad>) {
         guard lock.withLock({ due }) != nil, let time = PadTime.runningTime(of: buffer, on: pad) else { return }
         let now = lock.withLock { () -> Bool in
