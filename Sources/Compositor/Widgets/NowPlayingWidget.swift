@@ -77,6 +77,7 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         self.engine = engine
         frameSize = frame
         layouts = [:]
+        shownTimes = [:]
         lineBoxes = []
         let c = content
         let gap = max(2, 12 * scale)
@@ -170,6 +171,11 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         TextLayout(engine: engine, text: s, font: style.font, pixelSize: timeSize)
     }
 
+    /// The time texts the progress row last showed, by text: the bar grows a pixel several times a second and the
+    /// row is redrawn each time, while the texts change once a second (shaping them again was a tenth of the
+    /// frame loop's time in the demo scene). Holds only what the row shows; emptied by `layout`.
+    private var shownTimes: [String: TextLayout] = [:]
+
     static func clock(_ seconds: Double) -> String {
         // Built by hand: String(format:) goes through Foundation's formatter, and this runs every frame.
         let s = max(0, Int(seconds.rounded(.down)))
@@ -230,8 +236,10 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         }
         // Below 7 px the times are unreadable: the bar takes the whole row.
         if timeSize >= 7 {
-            let elapsed = timeLayout(Self.clock(pos), engine: engine)
-            let remaining = timeLayout("-" + Self.clock(max(0, config.duration - pos)), engine: engine)
+            let elapsedText = Self.clock(pos), remainingText = "-" + Self.clock(max(0, config.duration - pos))
+            let elapsed = shownTimes[elapsedText] ?? timeLayout(elapsedText, engine: engine)
+            let remaining = shownTimes[remainingText] ?? timeLayout(remainingText, engine: engine)
+            shownTimes = [elapsedText: elapsed, remainingText: remaining]
             let ty = r.y + (r.height - elapsed.height) / 2
             elapsed.draw(on: canvas, x: r.x + r.height + gap, y: ty, color: style.secondaryColor)
             remaining.draw(on: canvas, x: r.maxX - remaining.width, y: ty, color: style.secondaryColor)
