@@ -23,6 +23,13 @@ split() {
     perf report -i "$1" --stdio -q -g none --sort dso -F sample,dso 2>/dev/null |
         awk '{ t += $1; if ($NF ~ /libx264/) x += $1 } END { printf "%d %d\n", t - x, x }'
 }
+# "thread K COMM SAMPLES" per thread, outside libx264: a change confined to one thread shows there with far less
+# noise than in the whole process, where x264's own variation between two processes is several times larger.
+threads() {
+    perf report -i "$2" --stdio -q -g none --sort comm,dso -F sample,comm,dso 2>/dev/null | awk -v k="$1" '
+        $NF !~ /libx264/ { c = $2; for (i = 3; i < NF; i++) c = c "_" $i; n[c] += $1 }
+        END { for (c in n) printf "thread %s %s %d\n", k, c, n[c] }'
+}
 
 for round in $(seq 1 "$ROUNDS"); do
     # Which one starts first alternates from round to round: the first started read a little differently.
@@ -43,13 +50,16 @@ for round in $(seq 1 "$ROUNDS"); do
     kill -INT "${pid[a]}" "${pid[b]}" 2>/dev/null || true
     wait "${pid[a]}" "${pid[b]}" || true
     echo "round $round $(split "$OUT/a.data") $(split "$OUT/b.data")"
-done | tee "$OUT/results"
+    threads a "$OUT/a.data"
+    threads b "$OUT/b.data"
+done | tee "$OUT/results" | grep -v "^thread"
 
 echo
 echo "A = $A"
 echo "B = $B"
 echo "$SIZE@$FPS, $SECS s ($FRAMES frames) per round after ${WARM} s, perf at $HZ Hz (a sample is about 1 ms of CPU)"
 awk -v frames="$FRAMES" -v hz="$HZ" '
+    $1 == "thread" { t[$3] = 1; s2[$2, $3] += $4; next }
     { r = $2; ao[r] = $3; ax[r] = $4; bo[r] = $5; bx[r] = $6; n = r }
     END {
         ms = 1000 / hz / frames
@@ -59,4 +69,6 @@ awk -v frames="$FRAMES" -v hz="$HZ" '
             printf "%-6d %14d %14d %14d %14d %+18.3f\n", i, ao[i], bo[i], ax[i], bx[i], d
         }
         printf "over %d rounds: B - A outside libx264 %+.3f ms/frame\n", n, s / n
+        printf "by thread, outside libx264 (ms/frame, mean of the rounds): A / B / B - A\n"
+        for (c in t) printf "  %-18s %.3f / %.3f / %+.3f\n", c, s2["a", c] * ms / n, s2["b", c] * ms / n, (s2["b", c] - s2["a", c]) * ms / n
     }' "$OUT/results"
