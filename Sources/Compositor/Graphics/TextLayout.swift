@@ -57,10 +57,20 @@ public final class TextLayout {
         g_object_unref(UnsafeMutableRawPointer(pointer))
     }
 
-    /// The logical box (advance widths and line heights) relative to the draw origin.
-    public var logicalRect: Rect { extents().logical }
+    /// The logical box (advance widths and line heights) relative to the draw origin. Measured once: a layout never
+    /// changes after `init`, and widgets read its size every time they draw it (the ink box, which Pango computes
+    /// from every glyph's outline, is measured only when asked for).
+    public private(set) lazy var logicalRect: Rect = {
+        var logical = PangoRectangle()
+        pango_layout_get_extents(pointer, nil, &logical)
+        return Self.pixels(logical)
+    }()
     /// The box of inked pixels relative to the draw origin.
-    public var inkRect: Rect { extents().ink }
+    public var inkRect: Rect {
+        var ink = PangoRectangle()
+        pango_layout_get_extents(pointer, &ink, nil)
+        return Self.pixels(ink)
+    }
     public var width: Double { logicalRect.width }
     public var height: Double { logicalRect.height }
     public var lineCount: Int { Int(pango_layout_get_line_count(pointer)) }
@@ -68,14 +78,9 @@ public final class TextLayout {
     /// Characters no installed font could draw (shown as boxes): 0 when fallback found a glyph for each.
     public var unknownGlyphs: Int { Int(pango_layout_get_unknown_glyphs_count(pointer)) }
 
-    private func extents() -> (ink: Rect, logical: Rect) {
-        var ink = PangoRectangle(), logical = PangoRectangle()
-        pango_layout_get_extents(pointer, &ink, &logical)
+    private static func pixels(_ p: PangoRectangle) -> Rect {
         let s = Double(PANGO_SCALE)
-        func r(_ p: PangoRectangle) -> Rect {
-            Rect(x: Double(p.x) / s, y: Double(p.y) / s, width: Double(p.width) / s, height: Double(p.height) / s)
-        }
-        return (r(ink), r(logical))
+        return Rect(x: Double(p.x) / s, y: Double(p.y) / s, width: Double(p.width) / s, height: Double(p.height) / s)
     }
 
     /// Draws with the layout's top-left at (x, y).

@@ -31,6 +31,8 @@ public final class NowPlayingWidget: WidgetBase, Widget {
     public private(set) var shownLines: [String] = []
     private var lineBoxes: [(Line, Rect)] = []
     private var layouts: [Line: TextLayout] = [:]
+    /// Where each text line may put pixels: its box, and its ink where a glyph reaches past it (tall marks).
+    private var reach: [Line: Rect] = [:]
     private var timeSize = 10.0
     private let warn: (String) -> Void
 
@@ -77,6 +79,7 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         self.engine = engine
         frameSize = frame
         layouts = [:]
+        reach = [:]
         shownTimes = [:]
         lineBoxes = []
         let c = content
@@ -154,11 +157,15 @@ public final class NowPlayingWidget: WidgetBase, Widget {
             let l = TextLayout(engine: engine, text: str, font: font, pixelSize: max(4, (h * 0.8).rounded(.down)),
                                width: rect.width, alignment: align)
             layouts[line] = l
-            record(l, x: rect.x, y: rect.y + (rect.height - l.height) / 2)
+            let ty = rect.y + (rect.height - l.height) / 2
+            record(l, x: rect.x, y: ty)
+            let ink = l.inkRect
+            reach[line] = rect.union(Rect(x: rect.x + ink.x, y: ty + ink.y, width: ink.width, height: ink.height))
         }
+        timeSample = widestTime(engine: engine)
         barTrack = measureBarTrack()
         if let r = lineBoxes.first(where: { $0.0 == .progress })?.1, timeSize >= 7 {
-            let sample = timeLayout("-88:88", engine: engine)
+            let sample = timeLayout(timeSample, engine: engine)
             let y = r.y + (r.height - sample.height) / 2
             let rowWidth = min(r.width, max(r.width, 0))
             let glyph = r.height
@@ -171,9 +178,20 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         TextLayout(engine: engine, text: s, font: style.font, pixelSize: timeSize)
     }
 
-    /// The time texts the progress row last showed, by text: the bar grows a pixel several times a second and the
-    /// row is redrawn each time, while the texts change once a second (shaping them again was a tenth of the
-    /// frame loop's time in the demo scene). Holds only what the row shows; emptied by `layout`.
+    /// The widest text a time of this track can be: the remaining time with the font's widest digit in every place
+    /// ("-8:88:88" in most fonts for a track of an hour or more). The bar leaves this much room on each side, so a
+    /// time never runs into it, and the row can be redrawn one part at a time (`changedRegion`).
+    private var timeSample = "-88:88"
+
+    private func widestTime(engine: TextEngine) -> String {
+        let digit = (0...9).map { String($0) }.map { ($0, timeLayout($0, engine: engine).width) }.max { $0.1 < $1.1 }?.0 ?? "8"
+        let hours = Int(max(0, config.duration)) / 3600
+        let places = hours > 0 ? String(repeating: digit, count: String(hours).count) + ":" : ""
+        return "-" + places + digit + digit + ":" + digit + digit
+    }
+
+    /// The time texts the progress row last drew, by text: a redraw that takes in a time that did not change (pausing
+    /// redraws the whole card) does not shape it again. Holds at most the two the row shows; emptied by `layout`.
     private var shownTimes: [String: TextLayout] = [:]
 
     static func clock(_ seconds: Double) -> String {
@@ -185,13 +203,15 @@ public final class NowPlayingWidget: WidgetBase, Widget {
 
     public func draw(on canvas: Canvas, at time: FrameTime) {
         drawPanel(on: canvas)
-        if let artBox {
+        // Most redraws are a part of the progress row (`changedRegion`): what puts no pixel inside the clip is skipped.
+        let clip = canvas.clipExtents
+        if let artBox, artBox.intersection(clip) != nil {
             if let artwork { artwork.draw(on: canvas, in: artBox, fit: .fill) }
             else { canvas.placeholder(artBox, style.secondaryColor) }
         }
-        for (line, rect) in lineBoxes {
+        for (line, rect) in lineBoxes where (reach[line] ?? rect).intersection(clip) != nil {
             if line == .progress {
-                drawProgress(on: canvas, in: rect, at: time)
+                drawProgress(on: canvas, in: rect, clip: clip, at: time)
                 continue
             }
             guard let l = layouts[line] else { continue }
@@ -208,7 +228,7 @@ public final class NowPlayingWidget: WidgetBase, Widget {
     private func measureBarTrack() -> Rect? {
         guard let r = lineBoxes.first(where: { $0.0 == .progress })?.1, let engine else { return nil }
         let gap = max(2, 12 * scale) / 2
-        let sampleWidth = timeSize >= 7 ? timeLayout("-88:88", engine: engine).width + gap : 0
+        let sampleWidth = timeSize >= 7 ? timeLayout(timeSample, engine: engine).width + gap : 0
         let x0 = r.x + r.height + gap + sampleWidth
         let x1 = r.maxX - sampleWidth
         guard x1 - x0 > 4 else { return nil }
@@ -221,7 +241,7 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         (track.width * (config.duration > 0 ? min(1, pos / config.duration) : 0)).rounded()
     }
 
-    private func drawProgress(on canvas: Canvas, in r: Rect, at time: FrameTime) {
+    private func drawProgress(on canvas: Canvas, in r: Rect, clip: Rect, at time: FrameTime) {
         guard let engine else { return }
         let pos = position(at: time.media)
         let gap = max(2, 12 * scale) / 2
@@ -235,16 +255,21 @@ public final class NowPlayingWidget: WidgetBase, Widget {
             canvas.fill(Rect(x: r.x + g * 0.55, y: gy, width: g * 0.3, height: g), style.color)
         }
         // Below 7 px the times are unreadable: the bar takes the whole row.
+        // Each time stays on its side of the bar (`timeSample`): one outside the clip is not drawn (nor shaped).
+        let bar = barTrack
         if timeSize >= 7 {
-            let elapsedText = Self.clock(pos), remainingText = "-" + Self.clock(max(0, config.duration - pos))
-            let elapsed = shownTimes[elapsedText] ?? timeLayout(elapsedText, engine: engine)
-            let remaining = shownTimes[remainingText] ?? timeLayout(remainingText, engine: engine)
-            shownTimes = [elapsedText: elapsed, remainingText: remaining]
-            let ty = r.y + (r.height - elapsed.height) / 2
-            elapsed.draw(on: canvas, x: r.x + r.height + gap, y: ty, color: style.secondaryColor)
-            remaining.draw(on: canvas, x: r.maxX - remaining.width, y: ty, color: style.secondaryColor)
+            var kept: [String: TextLayout] = [:]
+            func show(_ text: String, from x0: Double, to x1: Double, at x: (TextLayout) -> Double) {
+                guard Rect(x: x0, y: r.y, width: x1 - x0, height: r.height).intersection(clip) != nil else { return }
+                let l = shownTimes[text] ?? timeLayout(text, engine: engine)
+                kept[text] = l
+                l.draw(on: canvas, x: x(l), y: r.y + (r.height - l.height) / 2, color: style.secondaryColor)
+            }
+            show(Self.clock(pos), from: r.x, to: bar?.x ?? r.maxX) { _ in r.x + r.height + gap }
+            show("-" + Self.clock(max(0, config.duration - pos)), from: bar?.maxX ?? r.x, to: r.maxX) { r.maxX - $0.width }
+            shownTimes = kept
         }
-        guard let bar = barTrack else { return }
+        guard let bar else { return }
         canvas.fillRounded(bar, radius: bar.height / 2, style.secondaryColor.withAlpha(0.35))
         let filled = filledPixels(bar, position: pos)
         if filled > 0 {
@@ -253,12 +278,35 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         }
     }
 
-    /// When only the position moved, only the progress row is redrawn (the bar grows a pixel a few times a
-    /// second; the title and artwork stay).
-    /// Only the progress row, while the rest (playing or paused, the texts and artwork) stays.
+    /// When only the position moved, only what moved in the progress row: the elapsed time (left of the bar), the
+    /// remaining time (right of it), the end of the filled bar. The bar grows a pixel a few times a second and the
+    /// times change once a second each, so most redraws of the card are a few pixels of the bar.
+    ///
+    /// No edge of these parts cuts a rounded end of the bar: where a clip cuts a curve, Cairo's smoothing of the
+    /// pixels beside the cut may differ by a step from a whole redraw's (seen at 640x360). The times' parts end on
+    /// whole pixels short of the bar (each time is a gap away from it), and the bar's part takes in a whole end
+    /// when it would reach into it.
     public func changedRegion(from old: Appearance, to new: Appearance) -> Rect? {
         guard old.d == new.d, let row = lineBoxes.first(where: { $0.0 == .progress })?.1 else { return nil }
-        return row
+        guard let bar = barTrack else { return row }
+        var region = Rect.zero
+        if old.a != new.a {
+            region = region.union(Rect(x: row.x, y: row.y, width: bar.minX.rounded(.down) - row.x, height: row.height))
+        }
+        if old.b != new.b {
+            let x = bar.maxX.rounded(.up)
+            region = region.union(Rect(x: x, y: row.y, width: row.maxX - x, height: row.height))
+        }
+        if old.c != new.c {
+            // From the shorter fill's rounded end (a bar's height before its end, and a pixel of smoothing) to a pixel
+            // past the longer one's.
+            let cap = bar.height / 2 + 1
+            var from = Double(min(old.c, new.c)) - bar.height - 1, to = Double(max(old.c, new.c)) + 1
+            if from < cap { from = 0 }
+            if to > bar.width - cap { to = bar.width }
+            region = region.union(Rect(x: bar.x + from, y: bar.y, width: to - from, height: bar.height))
+        }
+        return region.isEmpty ? row : region
     }
 
     public func appearance(at time: FrameTime) -> Appearance {
