@@ -167,10 +167,9 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         if let r = lineBoxes.first(where: { $0.0 == .progress })?.1, timeSize >= 7 {
             let sample = timeLayout(timeSample, engine: engine)
             let y = r.y + (r.height - sample.height) / 2
-            let rowWidth = min(r.width, max(r.width, 0))
             let glyph = r.height
             record(sample, x: r.x + glyph + gap / 2, y: y)
-            record(sample, x: r.x + rowWidth - sample.width, y: y)
+            record(sample, x: r.maxX - sample.width, y: y)
         }
     }
 
@@ -190,8 +189,9 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         return "-" + places + digit + digit + ":" + digit + digit
     }
 
-    /// The time texts the progress row last drew, by text: a redraw that takes in a time that did not change (pausing
-    /// redraws the whole card) does not shape it again. Holds at most the two the row shows; emptied by `layout`.
+    /// The time texts the progress row last drew, by text: a redraw that takes in a time that did not change does not
+    /// shape it again. Over a video layer the card is drawn whole with every new video frame,
+    /// while each time changes once a second. Holds at most the two the row shows; emptied by `layout`.
     private var shownTimes: [String: TextLayout] = [:]
 
     static func clock(_ seconds: Double) -> String {
