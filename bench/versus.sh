@@ -6,6 +6,7 @@
 # difference of their samples outside libx264 is the change's. Keep a build before a change with
 # `cp "$(swift build -c release --show-bin-path)/pipcompose" /tmp/pip-before`.
 # Usage: bash bench/versus.sh BIN_A BIN_B [WxH] [FPS] [SECONDS] [ROUNDS]   (needs perf: apt-get install linux-perf)
+# SCENE=FILE in the environment records that scene instead of the demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -37,7 +38,7 @@ for round in $(seq 1 "$ROUNDS"); do
     declare -A pid=()
     for k in $order; do
         bin="$A"; [ "$k" = b ] && bin="$B"
-        "$bin" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --record "$OUT/$k.mp4" >"$OUT/$k.log" 2>&1 &
+        "$bin" run --no-control ${SCENE:+"$SCENE"} --size "$SIZE" --fps "$FPS" --duration "$RUN" --record "$OUT/$k.mp4" >"$OUT/$k.log" 2>&1 &
         pid[$k]=$!
     done
     sleep "$WARM"

@@ -90,4 +90,22 @@ import Testing
         #expect(difference(none, three, in: box).count > 0)
         #expect(w.textBoxes.allSatisfy { box.contains($0) })
     }
+
+    /// The filled text is kept between frames: a new count or a new text must still show at once.
+    @Test func aNewCountOrTextShowsAtOnce() {
+        var c = TextWidget.Config()
+        c.text = "{viewers} watching"
+        let w = TextWidget(id: "v", style: Style(), config: c)
+        func at(_ n: Int) -> String { w.resolved(at: FrameTime(media: 0, wall: fixedWall, viewers: n)) }
+        #expect(at(3) == "3 watching")
+        #expect(at(4) == "4 watching")
+        #expect(at(3) == "3 watching")
+        w.setText("{viewers} here, {viewers} counted")
+        #expect(at(3) == "3 here, 3 counted")
+        w.setText("nobody {counted}")
+        #expect(at(3) == "nobody {counted}")
+        w.setText("{viewers}")
+        #expect(at(0) == "0")
+        #expect(w.resolved(at: nil) == "0")
+    }
 }

@@ -9,7 +9,14 @@ public final class TextWidget: WidgetBase, Widget {
         public init() {}
     }
 
-    public private(set) var config: Config
+    public private(set) var config: Config {
+        didSet { showsViewers = config.text.contains("{viewers}"); filled = nil }
+    }
+    /// Whether the text has the `{viewers}` placeholder: looked up once per text, not every frame (a search in a
+    /// non-ASCII string goes through Foundation's Unicode folding, a sixth of a static scene's frame loop).
+    private var showsViewers: Bool
+    /// The text last filled in, and for which viewer count: the count changes seldom, frames come 30 times a second.
+    private var filled: (viewers: Int, text: String)?
     private var layoutResult: TextLayout?
     private var engine: TextEngine?
     private var frameSize = PixelSize(width: 1280, height: 720)
@@ -19,6 +26,7 @@ public final class TextWidget: WidgetBase, Widget {
 
     public init(id: String, style: Style, config: Config) {
         self.config = config
+        showsViewers = config.text.contains("{viewers}")
         super.init(id: id, style: style)
     }
 
@@ -34,8 +42,12 @@ public final class TextWidget: WidgetBase, Widget {
 
     /// The text with live values put in.
     func resolved(at time: FrameTime?) -> String {
-        guard config.text.contains("{viewers}") else { return config.text }
-        return config.text.replacingOccurrences(of: "{viewers}", with: String(time?.viewers ?? 0))
+        guard showsViewers else { return config.text }
+        let viewers = time?.viewers ?? 0
+        if let filled, filled.viewers == viewers { return filled.text }
+        let text = config.text.replacingOccurrences(of: "{viewers}", with: String(viewers))
+        filled = (viewers, text)
+        return text
     }
 
     public func layout(box: Rect, frame: PixelSize, engine: TextEngine) {
