@@ -5,10 +5,11 @@
 #
 # x264's cost depends on the content, so the fair floor is x264 encoding pipcompose's own pictures: the demo is
 # recorded near-losslessly, decoded to raw I420, and fed to gst-launch's x264enc with pipcompose's settings, paced
-# at the frame rate (clocksync), muxed as pipcompose muxes; the cost of reading and pacing those frames alone is
-# subtracted. Each process is measured over a window after a warm-up (CPU time from /proc at both ends), so
-# start-up (fonts, plugin registry) is not spread over the frames; it is reported on its own line. In each round
-# the floor, its read-only part and pipcompose run side by side over the same window (x264 alone on the same
+# at the frame rate (clocksync), muxed as pipcompose muxes; the thread that reads the frames is left out and the
+# cost of pacing them alone (the same source into fakesink, its reading thread left out too) is subtracted. Each
+# process is measured over a window after a warm-up (CPU time from /proc at both ends), so start-up (fonts, plugin
+# registry) is not spread over the frames; it is reported on its own line. In each round the floor, its pacing
+# alone and pipcompose run side by side over the same window (x264 alone on the same
 # frames varied 14-28 % between windows run one after the other, several times the difference measured), then
 # the other peers one after the other.
 # Usage: bash bench/live.sh [WxH] [FPS] [SECONDS] [ROUNDS]
@@ -33,9 +34,9 @@ echo "startup $(awk '{ printf "%.2f", $1 + $2 }' "$OUT/startup")"
 
 for round in $(seq 1 "$ROUNDS"); do
     echo "round $round"
-    # The fair floor, its read-only part and pipcompose side by side, over the same window.
+    # The fair floor, its pacing alone and pipcompose side by side, over the same window.
     launch same-pictures-x264 gst-launch-1.0 -q $RAW ! x264enc $X264 ! $MUX location="$OUT/same.mp4"
-    launch same-pictures-read gst-launch-1.0 -q $RAW ! fakesink
+    launch same-pictures-pace gst-launch-1.0 -q $RAW ! fakesink
     launch pipcompose "$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --record "$OUT/pip.mp4"
     measure_launched
     steady gst-clockoverlay gst-launch-1.0 -q videotestsrc $LIVE ! "$CAPS" \
@@ -51,21 +52,21 @@ echo
 echo "$SIZE@$FPS, window ${SECS} s ($FRAMES frames) after ${WARM} s, $ROUNDS rounds"
 awk -v frames="$FRAMES" '
     /^round/ { r = $2; next }
-    $1 ~ /-threads$/ { next }
+    $1 ~ /-threads$/ || $1 ~ /-reader$/ { next }
     { cpu[r, $1] = $2; if (!($1 in seen)) { seen[$1] = 1; names[++n] = $1 } }
     END {
         printf "%-20s", "run"; for (i = 1; i <= r; i++) printf " %9s", "round " i; printf " %9s %9s\n", "x fair min", "x fair max"
         for (k = 1; k <= n; k++) {
             name = names[k]; printf "%-20s", name; lo = 1e9; hi = 0
             for (i = 1; i <= r; i++) {
-                fair = cpu[i, "same-pictures-x264"] - cpu[i, "same-pictures-read"]
+                fair = cpu[i, "same-pictures-x264"] - cpu[i, "same-pictures-pace"]
                 printf " %9.2f", cpu[i, name]; x = cpu[i, name] / fair; if (x < lo) lo = x; if (x > hi) hi = x
             }
             printf " %9.2f %9.2f\n", lo, hi
         }
         lo = 1e9; hi = -1e9
         for (i = 1; i <= r; i++) {
-            fair = cpu[i, "same-pictures-x264"] - cpu[i, "same-pictures-read"]
+            fair = cpu[i, "same-pictures-x264"] - cpu[i, "same-pictures-pace"]
             ms = (cpu[i, "pipcompose"] - fair) * 1000 / frames
             printf "round %d: fair floor %.2f cpu s; pipcompose %.2f; beyond the floor %.3f ms/frame (ratio %.3f)\n",
                    i, fair, cpu[i, "pipcompose"], ms, cpu[i, "pipcompose"] / fair
@@ -76,7 +77,7 @@ awk -v frames="$FRAMES" '
         # of the sums over all rounds, which that spread moves less than any one round.
         flo = 1e9; fhi = 0; fsum = 0; psum = 0
         for (i = 1; i <= r; i++) {
-            fair = cpu[i, "same-pictures-x264"] - cpu[i, "same-pictures-read"]
+            fair = cpu[i, "same-pictures-x264"] - cpu[i, "same-pictures-pace"]
             if (fair < flo) flo = fair; if (fair > fhi) fhi = fair; fsum += fair; psum += cpu[i, "pipcompose"]
         }
         printf "the fair floor itself: %.2f to %.2f cpu s over the rounds (%.0f%% apart)\n", flo, fhi, (fhi / flo - 1) * 100
@@ -84,3 +85,4 @@ awk -v frames="$FRAMES" '
                psum, fsum, psum / fsum, (psum - fsum) * 1000 / (frames * r)
     }' "$OUT/results"
 grep -- "-threads" "$OUT/results" | sed 's/^/threads: /'
+grep -- "-reader " "$OUT/results" | sed 's/^/left out (reading the raw frames): /'
