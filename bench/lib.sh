@@ -13,7 +13,7 @@ release_binary() {
 #
 # Reading runs in a thread of its own (rawvideoparse's task, named "reader:sink"), a short queue ahead of the paced
 # encoder: the scripts leave that thread out of the floor instead of subtracting a separate run's reading. Read on
-# the encoder's thread, the floor's reading and the read-only run's differed by up to 130 samples in 15 s (0.15
+# the encoder's thread, the floor's reading and the read-only run's differed by up to 136 samples in 15 s (0.15
 # ms/frame: the kernel's copy and page-cache bookkeeping cost one process more than the other in the same window),
 # more than the difference measured. The thread named "paced:src" is the floor's encoder thread, as pipcompose's
 # "frames:src" is; what a run of the same source into fakesink spends outside "reader" is the pacing, subtracted.

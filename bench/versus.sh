@@ -6,7 +6,7 @@
 # difference of their samples outside libx264 is the change's. Keep a build before a change with
 # `cp "$(swift build -c release --show-bin-path)/pipcompose" /tmp/pip-before`.
 # Usage: bash bench/versus.sh BIN_A BIN_B [WxH] [FPS] [SECONDS] [ROUNDS]   (needs perf: apt-get install linux-perf)
-# SCENE=FILE in the environment records that scene instead of the demo.
+# SCENE=FILE in the environment (a path from the checkout's root, or absolute) records that scene instead of the demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
