@@ -70,6 +70,45 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0)
         }
 
+        /// A client that only asks for the description (a health check) and a viewer who pauses leave the media
+        /// prepared but not playing: the frames offered to it meanwhile go nowhere, and that is nobody's loss. They
+        /// are not counted as dropped (a soak would call them the machine's, and `framesDropped` would fire every
+        /// second), and a viewer after them plays as usual.
+        @Test func aHealthCheckAndAPausedViewerDropNoFrames() throws {
+            let (p, url) = try startLive([])
+            let u = try #require(url), c = try #require(controlURL(p))
+            func rtsp() -> (frames: Int, dropped: Int)? {
+                let outputs = statusJSON(c)["outputs"] as? [[String: Any]]
+                return outputs?.first { $0["id"] as? String == "rtsp" }.map {
+                    ($0["frames"] as? Int ?? 0, $0["dropped"] as? Int ?? -1)
+                }
+            }
+            /// Waits until the RTSP output has been offered 60 more frames (two seconds) than now.
+            func offered60More() -> Bool {
+                let from = rtsp()?.frames ?? 0
+                let deadline = Date().addingTimeInterval(20)
+                while Date() < deadline {
+                    if let now = rtsp()?.frames, now >= from + 60 { return true }
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
+                return false
+            }
+            for mode in ["describe", "pause"] {
+                let client = try LiveProcess("/usr/bin/python3", [fixture("rtsp_abuse.py"), mode, u])
+                #expect(client.waitForLine(timeout: 20) { $0 == "described" || $0 == "paused" } != nil, "\(client.allOutput)")
+                #expect(offered60More(), "\(mode): \(statusJSON(c))")
+                #expect(rtsp()?.dropped == 0, "\(mode): \(statusJSON(c))")
+                client.signal(SIGKILL)
+                _ = client.waitForExit()
+            }
+            let viewer = try tool(["ffmpeg", "-v", "error", "-rtsp_transport", "tcp", "-i", u, "-frames:v", "30", "-f", "null", "-"])
+            #expect(viewer.status == 0, "\(viewer.err)")
+            #expect(statusJSON(c)["dropped"] as? Int == 0, "\(statusJSON(c))")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0)
+            #expect(p.stdout.contains { $0.hasPrefix("rtsp:") && $0.hasSuffix("dropped 0") }, "\(p.allOutput)")
+        }
+
         @Test func aBurstOfViewersIsServedAndTheServerLives() throws {
             let (p, url) = try startLive([])
             let u = try #require(url)

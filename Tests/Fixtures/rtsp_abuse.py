@@ -14,6 +14,14 @@
   rtsp_abuse.py setup URL SUFFIX
       One DESCRIBE of URL, then a SETUP of URL + SUFFIX (e.g. /stream=99): prints the status line of each reply.
 
+  rtsp_abuse.py describe URL
+      A client that only asks (a health check): DESCRIBE and SETUP, never PLAY. Prints "described" and holds the
+      connection until killed.
+
+  rtsp_abuse.py pause URL
+      A viewer that plays over TCP until 30 RTP packets came, then sends PAUSE and keeps reading. Prints
+      "played N" and, once the PAUSE is answered, "paused"; holds the connection until killed.
+
   rtsp_abuse.py together URL SECONDS
       Two viewers set up every stream, one over UDP and one over TCP, then send their PLAYs in one go (the server
       handles them back to back), and count the RTP packets each gets per stream for SECONDS. Prints
@@ -163,6 +171,66 @@ def setup(url, suffix):
     s.close()
 
 
+def set_up(url):
+    """DESCRIBE, then a TCP SETUP of every stream; the connection and the session."""
+    s = connect(url, timeout=10)
+    s.sendall(request("DESCRIBE", url, 1, ["Accept: application/sdp"]))
+    session = None
+    for i, control in enumerate(controls(url, read_reply(s))):
+        headers = [f"Transport: RTP/AVP/TCP;unicast;interleaved={2 * i}-{2 * i + 1}"]
+        s.sendall(request("SETUP", control, 2 + i, headers + (["Session: " + session] if session else [])))
+        session = session or session_of(read_reply(s))
+    if not session:
+        sys.exit("no session: the SETUP was refused")
+    return s, session
+
+
+def describe(url):
+    s, _ = set_up(url)  # kept: a connection closed here would take its session's media with it
+    print("described", flush=True)
+    signal.pause()
+
+
+def interleaved(s, buf, on_packet, on_reply):
+    """Reads what came and hands over each whole interleaved frame ($, channel, length) and RTSP reply."""
+    buf += s.recv(65536) or sys.exit("the server closed the connection")
+    while buf:
+        if buf[:1] == b"$":
+            if len(buf) < 4 or len(buf) < 4 + int.from_bytes(buf[2:4], "big"):
+                break
+            on_packet(buf[1])
+            buf = buf[4 + int.from_bytes(buf[2:4], "big"):]
+        elif b"\r\n\r\n" in buf:
+            head, buf = buf.split(b"\r\n\r\n", 1)
+            on_reply(head.decode("latin-1"))
+        else:
+            break
+    return buf
+
+
+def pause(url):
+    s, session = set_up(url)
+    s.sendall(request("PLAY", url, 10, ["Session: " + session]))
+    state = {"played": 0, "paused": False}
+
+    def packet(channel):
+        if channel == 0 and not state["paused"]:
+            state["played"] += 1
+
+    def reply(head):
+        if "CSeq: 11" in head:
+            state["paused"] = True
+            print("paused", flush=True)
+
+    buf = b""
+    while state["played"] < 30:
+        buf = interleaved(s, buf, packet, lambda head: None)
+    print(f"played {state['played']}", flush=True)
+    s.sendall(request("PAUSE", url, 11, ["Session: " + session]))
+    while True:
+        buf = interleaved(s, buf, packet, reply)
+
+
 def controls(url, sdp):
     out = []
     for line in sdp.split("\r\n"):
@@ -239,6 +307,10 @@ if __name__ == "__main__":
         stall(url)
     elif mode == "setup":
         setup(url, sys.argv[3])
+    elif mode == "describe":
+        describe(url)
+    elif mode == "pause":
+        pause(url)
     elif mode == "together":
         together(url, float(sys.argv[3]))
     else:

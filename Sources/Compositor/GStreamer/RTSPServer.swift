@@ -29,6 +29,9 @@ public final class RTSPServer: @unchecked Sendable {
     public var onMediaReady: (@Sendable (MediaID, AppSource, AppSource?) -> Void)?
     public var onMediaGone: (@Sendable (MediaID) -> Void)?
     public var onPlay: (@Sendable () -> Void)?
+    /// A media's viewers started playing it (true) or none plays it any more (false: all paused or gone, or a
+    /// client only asked for the description). gst-rtsp-server's `new-state`, on the server's thread.
+    public var onMediaPlaying: (@Sendable (MediaID, Bool) -> Void)?
     public var onViewers: (@Sendable (Int) -> Void)?
 
     public init(endpoint: RTSPEndpoint, mediaLaunch: String, title: String) {
@@ -158,6 +161,9 @@ public final class RTSPServer: @unchecked Sendable {
         let id = MediaID(bitPattern: media)
         Signals.connect(UnsafeMutableRawPointer(media), "unprepared", noArguments: { [weak self] in
             self?.onMediaGone?(id)
+        })
+        Signals.connect(UnsafeMutableRawPointer(media), "new-state", integer: { [weak self] state in
+            self?.onMediaPlaying?(id, state == Int32(GST_STATE_PLAYING.rawValue))
         })
         onMediaReady?(id, feed, audio)
     }

@@ -7,6 +7,11 @@ final class SignalBox {
     init(_ handler: @escaping (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) { self.handler = handler }
 }
 
+final class IntegerSignalBox {
+    let handler: (Int32) -> Void
+    init(_ handler: @escaping (Int32) -> Void) { self.handler = handler }
+}
+
 enum Signals {
     /// For signals of the shape `void (*)(Instance *self, gpointer user_data)`: the trampoline must take
     /// exactly the signal's arguments, or user data is read from the wrong register.
@@ -34,6 +39,21 @@ enum Signals {
         }
         let destroy: @convention(c) (gpointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
             Unmanaged<SignalBox>.fromOpaque(data!).release()
+        }
+        return g_signal_connect_data(instance, name, unsafeBitCast(trampoline, to: GCallback.self), box, destroy,
+                                     GConnectFlags(rawValue: 0))
+    }
+
+    /// For signals of the shape `void (*)(Instance *self, gint value, gpointer user_data)` (a media's `new-state`).
+    @discardableResult
+    static func connect(_ instance: UnsafeMutableRawPointer, _ name: String,
+                        integer handler: @escaping (Int32) -> Void) -> gulong {
+        let box = Unmanaged.passRetained(IntegerSignalBox(handler)).toOpaque()
+        let trampoline: @convention(c) (UnsafeMutableRawPointer?, gint, UnsafeMutableRawPointer?) -> Void = { _, value, data in
+            Unmanaged<IntegerSignalBox>.fromOpaque(data!).takeUnretainedValue().handler(value)
+        }
+        let destroy: @convention(c) (gpointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
+            Unmanaged<IntegerSignalBox>.fromOpaque(data!).release()
         }
         return g_signal_connect_data(instance, name, unsafeBitCast(trampoline, to: GCallback.self), box, destroy,
                                      GConnectFlags(rawValue: 0))

@@ -4,6 +4,9 @@ import Foundation
 /// stream, and each viewer that starts playing gets a key frame (with SPS/PPS in band) within half a second,
 /// shared with the viewers who joined at the same time.
 ///
+/// Its dropped frames are those a played media could not take: a media nobody plays (described only, or every
+/// viewer paused) is offered the frames too, and its full queue drops them without loss to anyone (`WatchedDrops`).
+///
 /// Normally there is one media, shared by every viewer whatever URL it used. While gst-rtsp-server tears one
 /// media down and builds the next there can be two; each has its own feed, so one never takes another's.
 ///
@@ -16,6 +19,9 @@ public final class RTSPOutput: @unchecked Sendable {
         var gate = StreamGate()
         let audio: AppSource?
         var audioCaps: MediaCaps?
+        var drops = WatchedDrops()
+        /// Frames this media's queue dropped while a viewer played it.
+        var dropped: UInt64 { drops.counted(dropsNow: input.dropped) }
     }
 
     public let id = "rtsp"
@@ -54,9 +60,17 @@ public final class RTSPOutput: @unchecked Sendable {
             guard let self else { return }
             self.lock.withLock {
                 guard var gone = self.feeds.removeValue(forKey: media) else { return }
-                self.retiredDrops += gone.input.dropped
+                self.retiredDrops += gone.dropped
                 gone.audio?.endOfStream()
                 gone.gate.reset()
+            }
+        }
+        server.onMediaPlaying = { [weak self] media, on in
+            guard let self else { return }
+            self.lock.withLock {
+                guard var feed = self.feeds[media] else { return }
+                feed.drops.playing(on, dropsNow: feed.input.dropped)
+                self.feeds[media] = feed
             }
         }
         server.onPlay = { [weak self] in
@@ -72,7 +86,7 @@ public final class RTSPOutput: @unchecked Sendable {
     public var viewers: Int { server.viewers }
     public var delivered: UInt64 { lock.withLock { _delivered } }
     public var bytes: UInt64 { lock.withLock { _bytes } }
-    public var dropped: UInt64 { lock.withLock { retiredDrops + feeds.values.reduce(0) { $0 + $1.input.dropped } } }
+    public var dropped: UInt64 { lock.withLock { retiredDrops + feeds.values.reduce(0) { $0 + $1.dropped } } }
     /// Medias being fed now (one, except while the server replaces one).
     public var medias: Int { lock.withLock { feeds.count } }
 
