@@ -191,9 +191,9 @@ def describe(url):
     signal.pause()
 
 
-def interleaved(s, buf, on_packet, on_reply):
-    """Reads what came and hands over each whole interleaved frame ($, channel, length) and RTSP reply."""
-    buf += s.recv(65536) or sys.exit("the server closed the connection")
+def interleaved(buf, on_packet, on_reply):
+    """Hands over each whole interleaved frame's channel ($, channel, length) and each RTSP reply's head in `buf`;
+    returns the incomplete rest."""
     while buf:
         if buf[:1] == b"$":
             if len(buf) < 4 or len(buf) < 4 + int.from_bytes(buf[2:4], "big"):
@@ -210,6 +210,7 @@ def interleaved(s, buf, on_packet, on_reply):
 
 def pause(url):
     s, session = set_up(url)
+    s.settimeout(None)  # paused, nothing comes: wait for it as long as the test holds this viewer
     s.sendall(request("PLAY", url, 10, ["Session: " + session]))
     state = {"played": 0, "paused": False}
 
@@ -222,13 +223,16 @@ def pause(url):
             state["paused"] = True
             print("paused", flush=True)
 
+    def received():
+        return s.recv(65536) or sys.exit("the server closed the connection")
+
     buf = b""
     while state["played"] < 30:
-        buf = interleaved(s, buf, packet, lambda head: None)
+        buf = interleaved(buf + received(), packet, lambda head: None)
     print(f"played {state['played']}", flush=True)
     s.sendall(request("PAUSE", url, 11, ["Session: " + session]))
     while True:
-        buf = interleaved(s, buf, packet, reply)
+        buf = interleaved(buf + received(), packet, reply)
 
 
 def controls(url, sdp):
@@ -265,6 +269,11 @@ def together(url, seconds):
     for s, session, n in viewers:
         s.sendall(request("PLAY", url, 10, ["Session: " + (session or "")]))
     counts = {"udp": [0] * viewers[0][2], "tcp": [0] * viewers[1][2]}
+
+    def tcp_packet(channel):
+        if channel % 2 == 0 and channel // 2 < len(counts["tcp"]):
+            counts["tcp"][channel // 2] += 1
+
     tcp, buf = viewers[1][0], b""
     tcp.setblocking(False)
     rtp_sockets = {rtp: i for i, (rtp, _) in enumerate(udp)}
@@ -276,20 +285,8 @@ def together(url, seconds):
                 data = tcp.recv(65536)
                 if not data:
                     end = 0
-                buf += data
-                # Interleaved frames ($, channel, length); RTSP replies between them are skipped.
-                while buf:
-                    if buf[:1] == b"$":
-                        if len(buf) < 4 or len(buf) < 4 + int.from_bytes(buf[2:4], "big"):
-                            break
-                        channel, length = buf[1], int.from_bytes(buf[2:4], "big")
-                        if channel % 2 == 0 and channel // 2 < len(counts["tcp"]):
-                            counts["tcp"][channel // 2] += 1
-                        buf = buf[4 + length:]
-                    elif b"\r\n\r\n" in buf:
-                        buf = buf[buf.index(b"\r\n\r\n") + 4:]
-                    else:
-                        break
+                # RTP packets counted per stream; RTCP and RTSP replies between them are skipped.
+                buf = interleaved(buf + data, tcp_packet, lambda head: None)
             else:
                 r.recv(65536)
                 counts["udp"][rtp_sockets[r]] += 1
