@@ -64,6 +64,24 @@ import TestSupport
         #expect(try probe(file) == "h264,320,180,60")
     }
 
+    /// A recording takes its frames 100 ms at a time; the frames of the last, unfinished batch are written when it
+    /// ends (62 frames at 30 fps: 15 batches of four, then two).
+    @Test func aRecordingWritesItsLastFramesWhenItEnds() throws {
+        let dir = try TempDir()
+        let (renderer, producer, live) = try rig()
+        let file = dir.file("last.mp4")
+        let out = try recording(file)
+        out.feed(from: live)
+        try out.start()
+        try feed([live], producer: producer, renderer: renderer, frames: 0..<62)
+        #expect(live.finish())
+        out.sourceEnded(live)
+        #expect(out.delivered == 60)
+        #expect(out.finish())
+        #expect(out.delivered == 62 && out.dropped == 0)
+        #expect(try probe(file) == "h264,320,180,62")
+    }
+
     /// A fit recording moves to a letterboxing encoder of its own size at a resize and back: every frame once,
     /// one picture size, a file ffprobe decodes whole.
     @Test func aRecordingSwitchesEncodersAtAFrameExactly() throws {

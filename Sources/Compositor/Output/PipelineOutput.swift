@@ -45,6 +45,9 @@ public final class PipelineOutput: @unchecked Sendable {
     private let keepsFirstCaps: Bool
     /// How many frames the output may queue before it drops (a recording tolerates a slow disk longer).
     let maxQueued: Int
+    /// A recording takes its frames 100 ms at a time (see `FrameBatch`); other outputs each frame at once.
+    private var batch: FrameBatch<HeldFrame>
+    static let recordingBatch: MediaTime = 100_000_000
     /// Written into the container by the element named `mux`, when it takes tags.
     public var title: String?
     /// Told of failures and recoveries (the session turns them into control events).
@@ -74,6 +77,11 @@ public final class PipelineOutput: @unchecked Sendable {
         self.maxQueued = maxQueued
         self.log = log
         if case .record(_, let format, _) = spec { keepsFirstCaps = format.fixedSize } else { keepsFirstCaps = false }
+        if case .record = spec {
+            batch = FrameBatch(span: Self.recordingBatch, maxFrames: max(1, maxQueued / 2))
+        } else {
+            batch = FrameBatch(span: 0, maxFrames: 1)
+        }
     }
 
     public var state: State { lock.withLock { _state } }
@@ -99,6 +107,8 @@ public final class PipelineOutput: @unchecked Sendable {
             p.stop(drain: false)
             throw GstError(element: id, message: "\(template.path) needs an 'appsrc name=in' to receive the stream")
         }
+        // Frames come up to a batch late: a muxer that waits for every track (sound) knows to wait that long.
+        if batch.span > 0 { input.set("min-latency", String(batch.span)) }
         var audioInput: AppSource?
         if carriesAudio {
             guard let a = p.appSource(named: "audio", maxBuffers: maxQueued * 2) else {
@@ -115,6 +125,7 @@ public final class PipelineOutput: @unchecked Sendable {
             self.audioInput = audioInput
             self.audioCaps = nil
             self.pendingAudio = []
+            _ = self.batch.drain()
             self.gate.reset()
             self.restamper.reset()
         }
@@ -252,6 +263,11 @@ public final class PipelineOutput: @unchecked Sendable {
             if _delivered > 0 { _lostAtSwitch += 1 }
             return
         }
+        for ready in batch.add(frame, time: frame.buffer.pts ?? 0) { push(ready, to: input) }
+    }
+
+    /// Hands a frame to the pipeline; holds the lock.
+    private func push(_ frame: HeldFrame, to input: AppSource) {
         // A fixed-size file keeps its first caps: after a resize a letterboxing encoder of the same size takes
         // over, whose caps differ in fields that do not matter, and mp4mux would start a second track
         // description that ffmpeg refuses to play. Its SPS/PPS are the same, and they travel in band too.
@@ -293,6 +309,7 @@ public final class PipelineOutput: @unchecked Sendable {
             retiredDrops += input?.dropped ?? 0
             input = nil
             audioInput = nil
+            _ = batch.drain()
             return (p, was)
         }
         guard wasRunning else { return }
@@ -338,6 +355,9 @@ public final class PipelineOutput: @unchecked Sendable {
         let (p, input, audioInput) = lock.withLock { () -> (Pipeline?, AppSource?, AppSource?) in
             retryTimer?.cancel()
             let was = _state
+            // The frames of the batch still collecting go out before the end of stream.
+            let last = batch.drain()
+            if was == .running, let input = self.input { for frame in last { push(frame, to: input) } }
             _state = .stopped
             return was == .running ? (pipeline, self.input, self.audioInput) : (pipeline, nil, nil)
         }
