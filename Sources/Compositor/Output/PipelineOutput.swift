@@ -47,6 +47,8 @@ public final class PipelineOutput: @unchecked Sendable {
     let maxQueued: Int
     /// A recording takes its frames 100 ms at a time (see `FrameBatch`); other outputs each frame at once.
     private var batch: FrameBatch<HeldFrame>
+    /// And its sound the same way.
+    private var audioBatch: FrameBatch<HeldFrame>
     static let recordingBatch: MediaTime = 100_000_000
     /// Written into the container by the element named `mux`, when it takes tags.
     public var title: String?
@@ -79,8 +81,10 @@ public final class PipelineOutput: @unchecked Sendable {
         if case .record(_, let format, _) = spec { keepsFirstCaps = format.fixedSize } else { keepsFirstCaps = false }
         if case .record = spec {
             batch = FrameBatch(span: Self.recordingBatch, maxFrames: max(1, maxQueued / 2))
+            audioBatch = FrameBatch(span: Self.recordingBatch, maxFrames: max(1, maxQueued / 2))
         } else {
             batch = FrameBatch(span: 0, maxFrames: 1)
+            audioBatch = FrameBatch(span: 0, maxFrames: 1)
         }
     }
 
@@ -107,8 +111,6 @@ public final class PipelineOutput: @unchecked Sendable {
             p.stop(drain: false)
             throw GstError(element: id, message: "\(template.path) needs an 'appsrc name=in' to receive the stream")
         }
-        // Frames come up to a batch late: a muxer that waits for every track (sound) knows to wait that long.
-        if batch.span > 0 { input.set("min-latency", String(batch.span)) }
         var audioInput: AppSource?
         if carriesAudio {
             guard let a = p.appSource(named: "audio", maxBuffers: maxQueued * 2) else {
@@ -116,6 +118,11 @@ public final class PipelineOutput: @unchecked Sendable {
                 throw GstError(element: id, message: "\(template.path): the [audio] chain needs an 'appsrc name=audio'")
             }
             audioInput = a
+        }
+        // Frames and sound come up to a batch late: a muxer that waits for every track knows to wait that long.
+        // Both inputs say so (a muxer refuses, with a warning a buffer, tracks whose latencies cannot meet).
+        if batch.span > 0 {
+            for i in [input, audioInput].compactMap({ $0 }) { i.set("min-latency", String(batch.span)) }
         }
         // The title goes to the muxer as a global tag (MP4 udta, Matroska segment tags), where players show it.
         if let title { p.setTitle(title, onElementNamed: "mux") }
@@ -126,6 +133,7 @@ public final class PipelineOutput: @unchecked Sendable {
             self.audioCaps = nil
             self.pendingAudio = []
             _ = self.batch.drain()
+            _ = self.audioBatch.drain()
             self.gate.reset()
             self.restamper.reset()
         }
@@ -212,7 +220,9 @@ public final class PipelineOutput: @unchecked Sendable {
             for held in pendingAudio { sendAudio(held.buffer, held.caps, to: audioInput) }
             pendingAudio = []
         }
-        sendAudio(buffer, caps, to: audioInput)
+        for ready in audioBatch.add(HeldFrame(buffer: buffer, caps: caps), time: buffer.pts ?? 0) {
+            sendAudio(ready.buffer, ready.caps, to: audioInput)
+        }
     }
 
     /// Pushes one packet moved onto the picture's timeline; holds the lock.
@@ -310,6 +320,7 @@ public final class PipelineOutput: @unchecked Sendable {
             input = nil
             audioInput = nil
             _ = batch.drain()
+            _ = audioBatch.drain()
             return (p, was)
         }
         guard wasRunning else { return }
@@ -358,6 +369,8 @@ public final class PipelineOutput: @unchecked Sendable {
             // The frames of the batch still collecting go out before the end of stream.
             let last = batch.drain()
             if was == .running, let input = self.input { for frame in last { push(frame, to: input) } }
+            let lastSound = audioBatch.drain()
+            if was == .running, let a = self.audioInput { for p in lastSound { sendAudio(p.buffer, p.caps, to: a) } }
             _state = .stopped
             return was == .running ? (pipeline, self.input, self.audioInput) : (pipeline, nil, nil)
         }
