@@ -95,6 +95,10 @@ extension EndToEnd {
                 #expect(leftOut(c.pattern, between: first, and: last) > 0)
                 #expect(f.total["latencyMs"] == nil)
                 #expect(f.total["unreadable"] as? Int == 0)
+                // Its seconds are the file's own, frames first…last at 30 fps (not how long reading it took: a
+                // file decodes faster than it plays).
+                let seconds = try #require(f.total["seconds"] as? Double, "\(f.out)")
+                #expect(abs(seconds - Double(last - first + 1) / 30) < 0.005, "\(seconds) s for frames \(first)…\(last)")
             }
             // The extra delay shows in the medians within ±2 ms. The answer is what the sources really held (the
             // asked delay plus the time a busy machine takes to wake the thread that lets frames go), which each

@@ -29,6 +29,9 @@ public final class Probe: @unchecked Sendable {
     private let endCondition = NSCondition()
     private var endedAt: Double?
     private let now: @Sendable () -> Double
+    /// A file's clock: where the last frame seen ends on the file's own timeline (ms). A file decodes faster than it
+    /// plays, so its seconds, fps and per-second figures are counted in its own time, not in the time reading took.
+    private var fileTimeMs: Double?
     /// Compares each readable frame with the picture the scene draws for it (`probe --reference`).
     private let comparer: ReferenceComparer?
     /// Only every this many readable frames is compared (a soak samples; `probe` compares all it can).
@@ -133,11 +136,20 @@ public final class Probe: @unchecked Sendable {
     }
 
     private func sample(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
-        let arrival = now()
+        let wall = isLive ? now() : 0
         let read = luma.withLuma(buffer, caps: caps) { plane in
             let reading = TimecodeCodec.read(luma: plane.bytes, width: plane.width, height: plane.height, stride: plane.stride)
             let second = lock.withLock { () -> Int in
-                stats.frame(arrivalMs: arrival, width: plane.width, height: plane.height, reading: reading)
+                // A live frame counts when it arrives; a file's frame from where it starts to where it ends on the
+                // file's timeline (a frame without a time follows the one before).
+                var arrival = wall, starts: Double?
+                if !isLive {
+                    let from = buffer.pts.map { Double($0) / 1e6 } ?? fileTimeMs ?? 0
+                    starts = from
+                    arrival = from + (buffer.duration.map { Double($0) / 1e6 } ?? 0)
+                    fileTimeMs = max(fileTimeMs ?? arrival, arrival)
+                }
+                stats.frame(arrivalMs: arrival, startsMs: starts, width: plane.width, height: plane.height, reading: reading)
                 if audioSink != nil, let reading, let pts = buffer.pts { av.frame(reading.frame, pts: pts) }
                 return stats.secondIndex(ofArrival: arrival)
             }
@@ -188,8 +200,13 @@ public final class Probe: @unchecked Sendable {
         comparer?.figures
     }
 
+    /// The probe's clock: the wall clock for a live source, the file's own timeline for a file.
+    private func clockNow() -> Double {
+        isLive ? now() : lock.withLock { fileTimeMs ?? 0 }
+    }
+
     private func end(_ error: GstError?) {
-        let t = now()
+        let t = clockNow()
         endCondition.lock()
         if !_ended {
             _ended = true
@@ -203,7 +220,7 @@ public final class Probe: @unchecked Sendable {
     /// The figures so far, with every second up to now closed.
     /// After the stream ended, time stops there: teardown is not counted as seconds without frames.
     public func snapshot() -> (total: ProbeStats.Total, seconds: [ProbeStats.Second]) {
-        let t = endCondition.withLock { endedAt } ?? now()
+        let t = endCondition.withLock { endedAt } ?? clockNow()
         return lock.withLock {
             stats.roll(to: t)
             return stats.finished()
@@ -212,7 +229,7 @@ public final class Probe: @unchecked Sendable {
 
     /// The last finished second and the run so far (for a live status line).
     public func tick() -> (second: ProbeStats.Second?, total: ProbeStats.Total, latency: LatencySummary?) {
-        let t = now()
+        let t = clockNow()
         return lock.withLock {
             stats.roll(to: t)
             return (stats.lastSecond, stats.total, stats.latencySoFar)

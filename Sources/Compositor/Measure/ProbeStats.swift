@@ -68,9 +68,12 @@ public struct ProbeStats: Sendable {
         self.keepSeconds = keepSeconds
     }
 
-    /// One decoded frame: when it was decoded (ms since 1970), its size, and what its strip read.
-    public mutating func frame(arrivalMs: Double, width: Int, height: Int, reading: TimecodeCodec.Reading?) {
-        if start == nil { start = arrivalMs }
+    /// One decoded frame: when it was decoded (ms since 1970), its size, and what its strip read. A file's frames
+    /// count in the file's time instead: `arrivalMs` where the frame ends, `startsMs` where it starts (the run's
+    /// span is then the file's, from its first frame's start).
+    public mutating func frame(arrivalMs: Double, startsMs: Double? = nil, width: Int, height: Int,
+                               reading: TimecodeCodec.Reading?) {
+        if start == nil { start = startsMs ?? arrivalMs }
         roll(to: arrivalMs)
         lastArrival = arrivalMs
         total.frames += 1
