@@ -73,8 +73,8 @@ extension EndToEnd {
         /// A client that only asks for the description (a health check) and a viewer who pauses leave the media
         /// prepared but not playing: the frames offered to it meanwhile go nowhere, and that is nobody's loss. They
         /// are not counted as dropped (a soak would call them the machine's, and `framesDropped` would fire every
-        /// second), and a viewer after them plays as usual.
-        @Test func aHealthCheckAndAPausedViewerDropNoFrames() throws {
+        /// second), nor as viewers (`status`, `{viewers}`), and a viewer after them plays and is counted while it plays.
+        @Test func aHealthCheckAndAPausedViewerDropNoFramesAndAreNotCountedAsViewers() throws {
             let (p, url) = try startLive([])
             let u = try #require(url), c = try #require(controlURL(p))
             func rtsp() -> (frames: Int, dropped: Int)? {
@@ -93,16 +93,33 @@ extension EndToEnd {
                 }
                 return false
             }
+            /// Waits until the status counts `n` viewers.
+            func viewers(become n: Int) -> Bool {
+                let deadline = Date().addingTimeInterval(20)
+                while Date() < deadline {
+                    if statusJSON(c)["viewers"] as? Int == n { return true }
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
+                return false
+            }
             for mode in ["describe", "pause"] {
                 let client = try LiveProcess("/usr/bin/python3", [fixture("rtsp_abuse.py"), mode, u])
                 #expect(client.waitForLine(timeout: 20) { $0 == "described" || $0 == "paused" } != nil, "\(client.allOutput)")
+                // Neither is watching: the health check never played (it was counted from its connection on), the
+                // paused viewer stopped (its PAUSE is answered just before the server counts it).
+                #expect(viewers(become: 0), "\(mode): \(statusJSON(c))")
                 #expect(offered60More(), "\(mode): \(statusJSON(c))")
                 #expect(rtsp()?.dropped == 0, "\(mode): \(statusJSON(c))")
+                #expect(statusJSON(c)["viewers"] as? Int == 0, "\(mode): \(statusJSON(c))")
                 client.signal(SIGKILL)
                 _ = client.waitForExit()
             }
-            let viewer = try tool(["ffmpeg", "-v", "error", "-rtsp_transport", "tcp", "-i", u, "-frames:v", "30", "-f", "null", "-"])
-            #expect(viewer.status == 0, "\(viewer.err)")
+            // A viewer that plays is counted while it plays, and no more once it left.
+            let viewer = try LiveProcess("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", u,
+                                                             "-frames:v", "150", "-f", "null", "-"])
+            #expect(viewers(become: 1), "\(statusJSON(c))")
+            #expect(viewer.waitForExit(timeout: 60) == 0, "\(viewer.allOutput)")
+            #expect(viewers(become: 0), "\(statusJSON(c))")
             #expect(statusJSON(c)["dropped"] as? Int == 0, "\(statusJSON(c))")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0)

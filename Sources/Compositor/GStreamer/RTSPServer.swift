@@ -20,7 +20,11 @@ public final class RTSPServer: @unchecked Sendable {
     private var thread: Thread?
     private var sourceID: guint = 0
     private let lock = NSLock()
-    private var _viewers = 0
+    /// The clients playing now: from a PLAY until a PAUSE, a TEARDOWN or the connection's end. A client that only
+    /// asks for the description (a health check) or holds a paused session is not watching.
+    private var playing: Set<UInt> = []
+    /// The clients that played at least once, for as long as they are connected.
+    private var played: Set<UInt> = []
     private var _totalViewers = 0
 
     /// Identifies one media for as long as it is prepared.
@@ -57,9 +61,16 @@ public final class RTSPServer: @unchecked Sendable {
         g_object_unref(UnsafeMutableRawPointer(mounts))
         Signals.connect(UnsafeMutableRawPointer(server), "client-connected") { [weak self] _, client in
             guard let self, let client else { return }
-            self.viewerJoined()
-            Signals.connect(client, "play-request") { [weak self] _, _ in self?.onPlay?() }
-            Signals.connect(client, "closed", noArguments: { [weak self] in self?.viewerLeft() })
+            let id = UInt(bitPattern: client)
+            // Each of these is emitted once the request succeeded and was answered.
+            Signals.connect(client, "play-request") { [weak self] _, _ in
+                self?.onPlay?()
+                self?.client(id, plays: true)
+            }
+            for stopped in ["pause-request", "teardown-request"] {
+                Signals.connect(client, stopped) { [weak self] _, _ in self?.client(id, plays: false) }
+            }
+            Signals.connect(client, "closed", noArguments: { [weak self] in self?.client(id, plays: false, closed: true) })
         }
         Self.useSessionName(title, for: server)
     }
@@ -132,17 +143,22 @@ public final class RTSPServer: @unchecked Sendable {
         gst_rtsp_permissions_unref(permissions)
     }
 
-    public var viewers: Int { lock.withLock { _viewers } }
+    /// Viewers playing the stream now.
+    public var viewers: Int { lock.withLock { playing.count } }
+    /// Viewers that played, since the start.
     public var totalViewers: Int { lock.withLock { _totalViewers } }
 
-    private func viewerJoined() {
-        let n = lock.withLock { _viewers += 1; _totalViewers += 1; return _viewers }
-        onViewers?(n)
-    }
-
-    private func viewerLeft() {
-        let n = lock.withLock { _viewers = max(0, _viewers - 1); return _viewers }
-        onViewers?(n)
+    /// A client started playing, stopped (paused or tore down), or its connection ended; `onViewers` hears of each
+    /// change of the count.
+    private func client(_ id: UInt, plays: Bool, closed: Bool = false) {
+        let changed = lock.withLock { () -> Int? in
+            if plays && played.insert(id).inserted { _totalViewers += 1 }
+            if closed { played.remove(id) }
+            let was = playing.count
+            if plays { playing.insert(id) } else { playing.remove(id) }
+            return playing.count == was ? nil : playing.count
+        }
+        if let changed { onViewers?(changed) }
     }
 
     private func configure(media: UnsafeMutablePointer<GstRTSPMedia>) {
