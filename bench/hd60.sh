@@ -4,6 +4,7 @@
 # dropped at the encoder), the viewer's frames, drops, repeats and render → decoded latency, and the frames in the
 # recording.
 # Usage: bash bench/hd60.sh [SECONDS]   — prints the counters, then one JSON line.
+# ENCODER_THREADS=N in the environment runs x264 with N threads (pipcompose's --encoder-threads).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -13,7 +14,7 @@ trap 'stop_source; rm -rf "$OUT"' EXIT
 release_binary
 PORT=$(free_port)
 start_source "$OUT/source.log" examples/timecode.yaml --size 1920x1080 --fps 60 --rtsp "127.0.0.1:$PORT/pip" \
-    --record "$OUT/rec.mp4" --duration $((SECS + 20))
+    --record "$OUT/rec.mp4" --duration $((SECS + 20)) ${ENCODER_THREADS:+--encoder-threads "$ENCODER_THREADS"}
 "$BIN" probe "rtsp://127.0.0.1:$PORT/pip" --transport tcp --duration "$SECS" --quiet --report "$OUT/probe.json" \
     >/dev/null || true
 stop_source

@@ -8,7 +8,8 @@ release_binary() {
 
 # The fair floor's input: the demo scene recorded near-losslessly at SIZE and FPS for RUN seconds, decoded to raw
 # I420 in RAWDIR (memory: read from disk, its cost varied by a third between runs); sets RAW (a gst-launch source
-# of those frames paced at FPS), X264 (pipcompose's x264 settings for this size and rate) and MUX (as it muxes).
+# of those frames paced at FPS), X264 (pipcompose's x264 settings for this size and rate) and MUX (as it muxes);
+# PIP_X264 holds the same settings as pipcompose's arguments.
 # Needs BIN, OUT, RAWDIR, SIZE, FPS, RUN, W and H.
 #
 # Reading runs in a thread of its own (rawvideoparse's task, named "reader:sink"), a short queue ahead of the paced
@@ -27,6 +28,9 @@ same_pictures() {
     # The bitrate pipcompose picks for this size and rate (0.09 bit per pixel).
     local bitrate=$(( W * H * FPS * 9 / 100 / 1000 ))
     X264="tune=zerolatency speed-preset=ultrafast bitrate=$bitrate key-int-max=$FPS"
+    # ENCODER_THREADS=N in the environment: x264 with N threads on both sides (pipcompose's --encoder-threads).
+    PIP_X264=()
+    if [ -n "${ENCODER_THREADS:-}" ]; then X264="$X264 threads=$ENCODER_THREADS"; PIP_X264=(--encoder-threads "$ENCODER_THREADS"); fi
     MUX="h264parse ! mp4mux fragment-duration=500 ! filesink"
 }
 

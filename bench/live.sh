@@ -37,7 +37,7 @@ for round in $(seq 1 "$ROUNDS"); do
     # The fair floor, its pacing alone and pipcompose side by side, over the same window.
     launch same-pictures-x264 gst-launch-1.0 -q $RAW ! x264enc $X264 ! $MUX location="$OUT/same.mp4"
     launch same-pictures-pace gst-launch-1.0 -q $RAW ! fakesink
-    launch pipcompose "$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --record "$OUT/pip.mp4"
+    launch pipcompose "$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" "${PIP_X264[@]}" --record "$OUT/pip.mp4"
     measure_launched
     steady gst-clockoverlay gst-launch-1.0 -q videotestsrc $LIVE ! "$CAPS" \
         ! clockoverlay font-desc="Noto Sans Bold 48" ! x264enc $X264 ! $MUX location="$OUT/clock.mp4"

@@ -10,6 +10,7 @@
 # its samples outside libx264 less the floor's outside libx264 and outside its reader, less the pacing alone.
 # Also split by thread.
 # Usage: bash bench/overhead.sh [WxH] [FPS] [SECONDS] [ROUNDS]   (needs perf: apt-get install linux-perf)
+# ENCODER_THREADS=N in the environment runs x264 with N threads on both sides (default: x264 chooses).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
@@ -33,7 +34,7 @@ for round in $(seq 1 "$ROUNDS"); do
     floor=$!
     gst-launch-1.0 -q $RAW ! fakesink >"$OUT/pace.log" 2>&1 &
     pace=$!
-    "$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" --record "$OUT/pip.mp4" >"$OUT/pip.log" 2>&1 &
+    "$BIN" run --no-control --size "$SIZE" --fps "$FPS" --duration "$RUN" "${PIP_X264[@]}" --record "$OUT/pip.mp4" >"$OUT/pip.log" 2>&1 &
     pip=$!
     sleep "$WARM"
     recorders=()

@@ -58,6 +58,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Frames between key frames (default: one second).")
     var keyint: Int?
 
+    @Option(help: "x264 threads, 1...16; 0 lets x264 choose from the machine's cores.")
+    var encoderThreads: Int = 0
+
     @Option(help: "Serve the HTTP control API at [HOST:]PORT (port 0 picks a free one).")
     var control: String = "127.0.0.1:8555"
 
@@ -126,6 +129,9 @@ struct RunCommand: ParsableCommand {
         }
         if let bitrate, !(50...200_000).contains(bitrate) { throw ValidationError("--bitrate must be 50...200000 kbit/s") }
         if let keyint, !(1...1000).contains(keyint) { throw ValidationError("--keyint must be 1...1000 frames") }
+        guard (0...16).contains(encoderThreads) else {
+            throw ValidationError("--encoder-threads must be 0...16 (0: x264 chooses), got \(encoderThreads)")
+        }
         if let injectDrops {
             do { _ = try DropPattern.parse(injectDrops) } catch { throw ValidationError("--inject-drops: \(error)") }
         }
@@ -186,6 +192,7 @@ struct RunCommand: ParsableCommand {
         options.encoder.preset = preset
         options.encoder.bitrate = bitrate ?? 0
         options.encoder.keyInterval = keyint ?? 0
+        options.encoder.threads = encoderThreads
         if webrtc {
             let (host, _) = try ControlServer.parseAddress(control)
             options.webrtc = WebRTCSettings(maxViewers: webrtcMaxViewers, addresses: LocalAddresses.forICE(listeningOn: host))

@@ -79,6 +79,25 @@ extension EndToEnd {
             #expect(title.out.contains("pipcompose demo"))
         }
 
+        /// `--encoder-threads N` reaches x264: its settings, written into the stream (x264's SEI), name N threads, and
+        /// the file plays; a count out of range is refused with the rule before anything starts.
+        @Test func theEncoderThreadsAskedForAreX264s() throws {
+            let dir = try TempDir()
+            for threads in [1, 2] {
+                let file = dir.file("t\(threads).mp4")
+                let r = try pipcompose(["run", "--no-control", "--size", "320x180", "--duration", "2",
+                                        "--encoder-threads", String(threads), "--record", file])
+                #expect(r.status == 0, "\(r.stderr)")
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+                let settings = String(decoding: bytes.prefix(200_000), as: UTF8.self)
+                #expect(settings.contains(" threads=\(threads) "), "threads \(threads): x264 wrote no such setting")
+                #expect(try decodedFrames(file) == 60, "\(file)")
+            }
+            let bad = try pipcompose(["run", "--no-control", "--duration", "1", "--encoder-threads", "17"])
+            #expect(bad.status != 0)
+            #expect(bad.stderr.contains("--encoder-threads must be 0...16"), "\(bad.stderr)")
+        }
+
         @Test func killedWithSignal9AfterSixSecondsTheFilesStillPlay() throws {
             let dir = try TempDir()
             let files = ["k.mp4", "k.mkv", "k.ts"].map(dir.file)
