@@ -45,10 +45,10 @@ public final class PipelineOutput: @unchecked Sendable {
     private let keepsFirstCaps: Bool
     /// How many frames the output may queue before it drops (a recording tolerates a slow disk longer).
     let maxQueued: Int
-    /// A recording takes its frames 100 ms at a time (see `FrameBatch`); other outputs each frame at once.
-    private var batch: FrameBatch<HeldFrame>
+    /// A recording takes its frames 100 ms at a time (see `FrameBatch`); other outputs (nil) each frame at once.
+    private var batch: FrameBatch<HeldFrame>?
     /// And its sound the same way.
-    private var audioBatch: FrameBatch<HeldFrame>
+    private var audioBatch: FrameBatch<HeldFrame>?
     static let recordingBatch: MediaTime = 100_000_000
     /// Written into the container by the element named `mux`, when it takes tags.
     public var title: String?
@@ -82,9 +82,6 @@ public final class PipelineOutput: @unchecked Sendable {
         if case .record = spec {
             batch = FrameBatch(span: Self.recordingBatch, maxFrames: max(1, maxQueued / 2))
             audioBatch = FrameBatch(span: Self.recordingBatch, maxFrames: max(1, maxQueued / 2))
-        } else {
-            batch = FrameBatch(span: 0, maxFrames: 1)
-            audioBatch = FrameBatch(span: 0, maxFrames: 1)
         }
     }
 
@@ -121,8 +118,8 @@ public final class PipelineOutput: @unchecked Sendable {
         }
         // Frames and sound come up to a batch late: a muxer that waits for every track knows to wait that long.
         // Both inputs say so (a muxer refuses, with a warning a buffer, tracks whose latencies cannot meet).
-        if batch.span > 0 {
-            for i in [input, audioInput].compactMap({ $0 }) { i.set("min-latency", String(batch.span)) }
+        if let span = batch?.span {
+            for i in [input, audioInput].compactMap({ $0 }) { i.set("min-latency", String(span)) }
         }
         // The title goes to the muxer as a global tag (MP4 udta, Matroska segment tags), where players show it.
         if let title { p.setTitle(title, onElementNamed: "mux") }
@@ -132,8 +129,8 @@ public final class PipelineOutput: @unchecked Sendable {
             self.audioInput = audioInput
             self.audioCaps = nil
             self.pendingAudio = []
-            _ = self.batch.drain()
-            _ = self.audioBatch.drain()
+            _ = self.batch?.drain()
+            _ = self.audioBatch?.drain()
             self.gate.reset()
             self.restamper.reset()
         }
@@ -220,7 +217,8 @@ public final class PipelineOutput: @unchecked Sendable {
             for held in pendingAudio { sendAudio(held.buffer, held.caps, to: audioInput) }
             pendingAudio = []
         }
-        for ready in audioBatch.add(HeldFrame(buffer: buffer, caps: caps), time: buffer.pts ?? 0) {
+        guard audioBatch != nil else { return sendAudio(buffer, caps, to: audioInput) }
+        for ready in audioBatch!.add(HeldFrame(buffer: buffer, caps: caps), time: buffer.pts ?? 0) {
             sendAudio(ready.buffer, ready.caps, to: audioInput)
         }
     }
@@ -273,7 +271,8 @@ public final class PipelineOutput: @unchecked Sendable {
             if _delivered > 0 { _lostAtSwitch += 1 }
             return
         }
-        for ready in batch.add(frame, time: frame.buffer.pts ?? 0) { push(ready, to: input) }
+        guard batch != nil else { return push(frame, to: input) }
+        for ready in batch!.add(frame, time: frame.buffer.pts ?? 0) { push(ready, to: input) }
     }
 
     /// Hands a frame to the pipeline; holds the lock.
@@ -319,8 +318,8 @@ public final class PipelineOutput: @unchecked Sendable {
             retiredDrops += input?.dropped ?? 0
             input = nil
             audioInput = nil
-            _ = batch.drain()
-            _ = audioBatch.drain()
+            _ = batch?.drain()
+            _ = audioBatch?.drain()
             return (p, was)
         }
         guard wasRunning else { return }
@@ -367,9 +366,9 @@ public final class PipelineOutput: @unchecked Sendable {
             retryTimer?.cancel()
             let was = _state
             // The frames of the batch still collecting go out before the end of stream.
-            let last = batch.drain()
+            let last = batch?.drain() ?? []
             if was == .running, let input = self.input { for frame in last { push(frame, to: input) } }
-            let lastSound = audioBatch.drain()
+            let lastSound = audioBatch?.drain() ?? []
             if was == .running, let a = self.audioInput { for p in lastSound { sendAudio(p.buffer, p.caps, to: a) } }
             _state = .stopped
             return was == .running ? (pipeline, self.input, self.audioInput) : (pipeline, nil, nil)
