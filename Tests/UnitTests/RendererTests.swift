@@ -72,9 +72,10 @@ import Testing
         let surface = try ImageSurface(width: 640, height: 360)
         let canvas = Canvas(surface: surface)
         renderer.render(on: canvas, at: time(5))
-        // Scene time stands at 5 s while the wall clock moves 2 s: only the clock redraws.
+        // Scene time stands at 5 s while the wall clock moves 2 s: only the clock redraws (its time's digits).
         let damage = renderer.render(on: canvas, at: time(5, wall: fixedWall + 2))
-        #expect(damage == [renderer.layout.boxes["clock"]!.integral])
+        let clock = renderer.layout.boxes["clock"]!.integral
+        #expect(damage.count == 1 && damage.allSatisfy { clock.contains($0, tolerance: 0) && $0.height < clock.height })
     }
 
     @Test func backgroundImageThatFailsWarnsAndFallsBack() throws {

@@ -159,8 +159,10 @@ public final class Renderer {
         for i in order {
             guard let box = boxes[i], previous[i] != now[i] else { continue }
             if plateRefreshed && (i == plateIndex || redrawn.contains(where: { $0.contains(box, tolerance: 0.5) })) { continue }
-            // Only the part that changed, when the widget can tell (clipped drawing skips the rest).
-            changed.append((i, (widgets[i].changedRegion(from: previous[i], to: now[i]) ?? box).integral))
+            // Only the parts that changed, when the widget can tell (clipped drawing skips the rest).
+            for region in widgets[i].changedRegions(from: previous[i], to: now[i]) ?? [box] {
+                changed.append((i, region.integral))
+            }
         }
         // A widget alone in its region that shows only opaque strips there is written into the I420 frame as it is
         // (no plate: its frames replace the whole buffer).
@@ -181,7 +183,7 @@ public final class Renderer {
         direct = fresh
         for (i, region) in changed {
             damage.append(region)
-            if fresh.contains(where: { $0.widget == i }) { continue }
+            if fresh.contains(where: { $0.widget == i && $0.region == region }) { continue }
             let w = widgets[i]
             if overlapping[i].isEmpty {
                 canvas.withState {

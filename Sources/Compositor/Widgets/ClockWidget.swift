@@ -122,17 +122,43 @@ public final class ClockWidget: WidgetBase, Widget {
         return TextLayout.fitting(engine: engine, text: text, font: style.font, box: rect, maxSize: maxSize, whole: true).pixelSize
     }
 
-    @discardableResult
-    private func recordLine(_ text: String, size: Double, in rect: Rect, secondary: Bool) -> (TextLayout, Double, Double)? {
+    /// A line's layout, shaped once per text (the last few are kept), and where it is drawn in `rect`.
+    private func line(_ text: String, size: Double, in rect: Rect, secondary: Bool) -> (TextLayout, Double, Double)? {
         guard let engine else { return nil }
         let key = "\(secondary ? "d" : "t")|\(text)"
         let layout = cache[key] ?? TextLayout(engine: engine, text: text, font: style.font, pixelSize: size,
                                                width: rect.width, alignment: .center)
-        if cache.count > 8 { cache = [:] }
-        cache[key] = layout
-        let y = rect.y + (rect.height - layout.height) / 2
-        record(layout, x: rect.x, y: y)
-        return (layout, rect.x, y)
+        if cache[key] == nil {
+            if cache.count > 8 { cache = [:] }
+            cache[key] = layout
+        }
+        return (layout, rect.x, rect.y + (rect.height - layout.height) / 2)
+    }
+
+    @discardableResult
+    private func recordLine(_ text: String, size: Double, in rect: Rect, secondary: Bool) -> (TextLayout, Double, Double)? {
+        guard let placed = line(text, size: size, in: rect, secondary: secondary) else { return nil }
+        record(placed.0, x: placed.1, y: placed.2)
+        return placed
+    }
+
+    /// When only the time line's text changed (the date line and the settings did not): the pixels of the old text
+    /// and of the new one, not the whole box. A clock's box is mostly empty panel and date line, and redrawing it
+    /// whole once a second cost more than the rest of that second's frames of the demo together.
+    ///
+    /// The region is each text's inked box and two pixels of smoothing around it. A clip that cuts the panel's rounded
+    /// corners or its border may smooth their pixels differently from a whole redraw, so near them it is the whole box.
+    public func changedRegions(from old: Appearance, to new: Appearance) -> [Rect]? {
+        guard old.a == new.a, old.detail == new.detail, old.text != new.text,
+              let before = line(old.text, size: timeSize, in: timeBox, secondary: false),
+              let after = line(new.text, size: timeSize, in: timeBox, secondary: false) else { return nil }
+        func inked(_ placed: (TextLayout, Double, Double)) -> Rect {
+            let r = placed.0.inkRect
+            return Rect(x: placed.1 + r.x, y: placed.2 + r.y, width: r.width, height: r.height)
+        }
+        let region = inked(before).union(inked(after)).inset(-2)
+        let edge = max(style.cornerRadius, style.border == nil ? 0 : 2) * scale + 1
+        return box.inset(edge).contains(region, tolerance: 0) ? [region] : nil
     }
 
     public func draw(on canvas: Canvas, at time: FrameTime) {

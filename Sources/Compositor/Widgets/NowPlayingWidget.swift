@@ -179,12 +179,12 @@ public final class NowPlayingWidget: WidgetBase, Widget {
 
     /// The widest text a time of this track can be: the remaining time with the font's widest digit in every place
     /// ("-8:88:88" in most fonts for a track of an hour or more). The bar leaves this much room on each side, so a
-    /// time never runs into it, and the row can be redrawn one part at a time (`changedRegion`).
+    /// time never runs into it, and the row can be redrawn one part at a time (`changedRegions`).
     private var timeSample = "-88:88"
 
     private func widestTime(engine: TextEngine) -> String {
         let digit = (0...9).map { String($0) }.map { ($0, timeLayout($0, engine: engine).width) }.max { $0.1 < $1.1 }?.0 ?? "8"
-        let hours = Int(max(0, config.duration)) / 3600
+        let hours = Int(max(0, config.duration).rounded(.up)) / 3600
         let places = hours > 0 ? String(repeating: digit, count: String(hours).count) + ":" : ""
         return "-" + places + digit + digit + ":" + digit + digit
     }
@@ -193,6 +193,13 @@ public final class NowPlayingWidget: WidgetBase, Widget {
     /// shape it again. Over a video layer the card is drawn whole with every new video frame,
     /// while each time changes once a second. Holds at most the two the row shows; emptied by `layout`.
     private var shownTimes: [String: TextLayout] = [:]
+
+    /// The remaining time shown at `pos`: the track's length, rounded up to a second, less the elapsed seconds shown.
+    /// The two times add up to the length and change on the same frame (one redraw of the row a second, not two);
+    /// counted down from the length's own seconds, the remaining time shows -0:01 through the last second.
+    func remainingSeconds(_ pos: Double) -> Int {
+        max(0, Int(max(0, config.duration).rounded(.up)) - Int(max(0, pos).rounded(.down)))
+    }
 
     static func clock(_ seconds: Double) -> String {
         // Built by hand: String(format:) goes through Foundation's formatter, and this runs every frame.
@@ -203,7 +210,7 @@ public final class NowPlayingWidget: WidgetBase, Widget {
 
     public func draw(on canvas: Canvas, at time: FrameTime) {
         drawPanel(on: canvas)
-        // Most redraws are a part of the progress row (`changedRegion`): what puts no pixel inside the clip is skipped.
+        // Most redraws are a part of the progress row (`changedRegions`): what puts no pixel inside the clip is skipped.
         let clip = canvas.clipExtents
         if let artBox, artBox.intersection(clip) != nil {
             if let artwork { artwork.draw(on: canvas, in: artBox, fit: .fill) }
@@ -266,7 +273,7 @@ public final class NowPlayingWidget: WidgetBase, Widget {
                 l.draw(on: canvas, x: x(l), y: r.y + (r.height - l.height) / 2, color: style.secondaryColor)
             }
             show(Self.clock(pos), from: r.x, to: bar?.x ?? r.maxX) { _ in r.x + r.height + gap }
-            show("-" + Self.clock(max(0, config.duration - pos)), from: bar?.maxX ?? r.x, to: r.maxX) { r.maxX - $0.width }
+            show("-" + Self.clock(Double(remainingSeconds(pos))), from: bar?.maxX ?? r.x, to: r.maxX) { r.maxX - $0.width }
             shownTimes = kept
         }
         guard let bar else { return }
@@ -280,22 +287,22 @@ public final class NowPlayingWidget: WidgetBase, Widget {
 
     /// When only the position moved, only what moved in the progress row: the elapsed time (left of the bar), the
     /// remaining time (right of it), the end of the filled bar. The bar grows a pixel a few times a second and the
-    /// times change once a second each, so most redraws of the card are a few pixels of the bar.
+    /// times change once a second, together, so most redraws of the card are a few pixels of the bar.
     ///
     /// No edge of these parts cuts a rounded end of the bar: where a clip cuts a curve, Cairo's smoothing of the
     /// pixels beside the cut may differ by a step from a whole redraw's (seen at 640x360). The times' parts end on
     /// whole pixels short of the bar (each time is a gap away from it), and the bar's part takes in a whole end
     /// when it would reach into it.
-    public func changedRegion(from old: Appearance, to new: Appearance) -> Rect? {
+    public func changedRegions(from old: Appearance, to new: Appearance) -> [Rect]? {
         guard old.d == new.d, let row = lineBoxes.first(where: { $0.0 == .progress })?.1 else { return nil }
-        guard let bar = barTrack else { return row }
-        var region = Rect.zero
+        guard let bar = barTrack else { return [row] }
+        var regions: [Rect] = []
         if old.a != new.a {
-            region = region.union(Rect(x: row.x, y: row.y, width: bar.minX.rounded(.down) - row.x, height: row.height))
+            regions.append(Rect(x: row.x, y: row.y, width: bar.minX.rounded(.down) - row.x, height: row.height))
         }
         if old.b != new.b {
             let x = bar.maxX.rounded(.up)
-            region = region.union(Rect(x: x, y: row.y, width: row.maxX - x, height: row.height))
+            regions.append(Rect(x: x, y: row.y, width: row.maxX - x, height: row.height))
         }
         if old.c != new.c {
             // From the shorter fill's rounded end (a bar's height before its end, and a pixel of smoothing) to a pixel
@@ -304,18 +311,18 @@ public final class NowPlayingWidget: WidgetBase, Widget {
             var from = Double(min(old.c, new.c)) - bar.height - 1, to = Double(max(old.c, new.c)) + 1
             if from < cap { from = 0 }
             if to > bar.width - cap { to = bar.width }
-            region = region.union(Rect(x: bar.x + from, y: bar.y, width: to - from, height: bar.height))
+            regions.append(Rect(x: bar.x + from, y: bar.y, width: to - from, height: bar.height))
         }
-        return region.isEmpty ? row : region
+        return regions.isEmpty ? [row] : regions
     }
 
     public func appearance(at time: FrameTime) -> Appearance {
         let pos = position(at: time.media)
         let barPixels = barTrack.map { filledPixels($0, position: pos) } ?? 0
-        // The whole seconds the two time texts show (elapsed and remaining change at different instants), the
-        // bar's filled pixels, and in `d` what changes more than the progress row: the version and the glyph.
+        // The whole seconds the two time texts show (they change on the same frame, each redrawn on its side of the
+        // bar), the bar's filled pixels, and in `d` what changes more than the progress row: the version and the glyph.
         let playing: Int64 = config.playing && !time.paused ? 1 : 0
-        return Appearance(Int64(max(0, pos).rounded(.down)), Int64(max(0, config.duration - pos).rounded(.down)),
+        return Appearance(Int64(max(0, pos).rounded(.down)), Int64(remainingSeconds(pos)),
                           Int64(barPixels), Int64(version) * 2 + playing)
     }
 }

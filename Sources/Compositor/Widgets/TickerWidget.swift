@@ -242,8 +242,8 @@ public final class TickerWidget: WidgetBase, Widget {
     }
 
     /// While only the text moves, the panel's padding stays as it is: the content box is all that changes.
-    public func changedRegion(from old: Appearance, to new: Appearance) -> Rect? {
-        old.b == new.b ? content : nil
+    public func changedRegions(from old: Appearance, to new: Appearance) -> [Rect]? {
+        old.b == new.b ? [content] : nil
     }
 
     public func appearance(at time: FrameTime) -> Appearance {

@@ -17,8 +17,8 @@ public protocol Widget: AnyObject {
     func appearance(at time: FrameTime) -> Appearance
     /// Where text sits after the last layout, in pixels: each laid-out run's logical box.
     var textBoxes: [Rect] { get }
-    /// The part of the box that differs between two appearances; nil means the whole box.
-    func changedRegion(from old: Appearance, to new: Appearance) -> Rect?
+    /// The parts of the box that differ between two appearances, each redrawn on its own; nil means the whole box.
+    func changedRegions(from old: Appearance, to new: Appearance) -> [Rect]?
     /// True when drawing the frame at `time` covers every pixel of `region` with opaque pixels of its own, so
     /// the background need not be put back there first.
     func paintsOpaquely(_ region: Rect, at time: FrameTime) -> Bool
@@ -32,7 +32,7 @@ public protocol Widget: AnyObject {
 }
 
 extension Widget {
-    public func changedRegion(from old: Appearance, to new: Appearance) -> Rect? { nil }
+    public func changedRegions(from old: Appearance, to new: Appearance) -> [Rect]? { nil }
     public func paintsOpaquely(_ region: Rect, at time: FrameTime) -> Bool { false }
     public func directPieces(for region: Rect, at time: FrameTime) -> [DirectPiece]? { nil }
 }
