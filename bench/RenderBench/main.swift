@@ -4,7 +4,7 @@ import Foundation
 // Render cost of a scene per frame: full redraw, the usual changed-region redraw, and what the live frame loop
 // does per frame ("produce": changed regions drawn and converted to I420 in pooled buffers, which are released
 // as an encoder would release them).
-// Usage: RenderBench [--frames N] [--size WxH ...] [--mode produce|full|changed|convert] [--paced] [SCENE]
+// Usage: RenderBench [--frames N] [--size WxH ...] [--mode produce|full|changed|convert] [--paced [--burst K]] [SCENE]
 // Prints one line per size and mode: mean, p50, p99 milliseconds per frame, and a JSON line for scripts.
 
 var frames = 300
@@ -13,6 +13,9 @@ var scenePath: String?
 var modes = ["produce", "full", "changed"]
 /// Produce one frame per frame interval, as the live loop does (caches go cold in between), not back to back.
 var paced = false
+/// With `--paced`: K frames drawn back to back after each wait of K frame intervals (each into its own buffer, held
+/// until the burst is done), as a loop that drew ahead would: what drawing while the caches are warm would save.
+var burst = 1
 var args = Array(CommandLine.arguments.dropFirst())
 while !args.isEmpty {
     let a = args.removeFirst()
@@ -21,6 +24,7 @@ while !args.isEmpty {
     case "--size": sizes.append(try RenderSize.parse(args.removeFirst()))
     case "--mode": modes = [args.removeFirst()]
     case "--paced": paced = true
+    case "--burst": burst = max(1, Int(args.removeFirst()) ?? 1)
     default: scenePath = a
     }
 }
@@ -42,12 +46,15 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
     var drawn = 0
     for f in 0..<(frames + 30) {
         let t = Double(f) / Double(scene.fps)
-        if paced { usleep(UInt32(1_000_000 / scene.fps)) }
+        if paced && f % burst == 0 {
+            held.removeAll()
+            usleep(UInt32(1_000_000 * burst / scene.fps))
+        }
         let t0 = DispatchTime.now().uptimeNanoseconds
         let (buffer, wasDrawn) = try producer.produce(renderer, at: FrameTime(frame: Int64(f), media: t, wall: start + t))
         let t1 = DispatchTime.now().uptimeNanoseconds
         held.append(buffer)
-        if held.count > 0 { held.removeFirst() }
+        if held.count >= burst { held.removeFirst() }
         if f >= 30 {
             times.append(Double(t1 - t0) / 1e6)
             if wasDrawn { drawn += 1 }
