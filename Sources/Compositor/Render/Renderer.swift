@@ -19,6 +19,9 @@ public final class Renderer {
     private var shown: [Appearance]?
     /// Each widget's box, by index (nil: hidden at this size).
     private var boxes: [Rect?] = []
+    /// Each box as the one part to redraw of a widget that cannot tell which part changed (made once per layout: a
+    /// literal would be an array built every frame).
+    private var wholeBoxes: [[Rect]] = []
     /// Widget indices in drawing order: by z, then in scene order.
     private let order: [Int]
     /// For each widget (by index), the visible widgets whose boxes overlap its box, in drawing order; empty for
@@ -77,6 +80,7 @@ public final class Renderer {
         let items = zip(scene.widgets, widgets).map { DockLayout.Item(id: $1.id, placement: $0.placement) }
         layout = DockLayout.solve(items, size: size, spacing: scene.spacing)
         boxes = widgets.map { layout.boxes[$0.id] }
+        wholeBoxes = boxes.map { $0.map { [$0] } ?? [] }
         for w in widgets {
             if let box = layout.boxes[w.id] { w.layout(box: box, frame: size, engine: engine) }
         }
@@ -160,7 +164,7 @@ public final class Renderer {
             guard let box = boxes[i], previous[i] != now[i] else { continue }
             if plateRefreshed && (i == plateIndex || redrawn.contains(where: { $0.contains(box, tolerance: 0.5) })) { continue }
             // Only the parts that changed, when the widget can tell (clipped drawing skips the rest).
-            for region in widgets[i].changedRegions(from: previous[i], to: now[i]) ?? [box] {
+            for region in widgets[i].changedRegions(from: previous[i], to: now[i]) ?? wholeBoxes[i] {
                 changed.append((i, region.integral))
             }
         }

@@ -46,6 +46,8 @@ public final class TickerWidget: WidgetBase, Widget {
     private var fontSize = 10.0
     private var textY = 0.0
     private var placedOnce = false
+    /// `changedRegions` of a moving ticker, made once per layout: it is asked every frame.
+    private var contentParts: [Rect] = []
 
     public init(id: String, style: Style, config: Config) {
         self.config = config
@@ -103,6 +105,7 @@ public final class TickerWidget: WidgetBase, Widget {
 
     public func layout(box: Rect, frame: PixelSize, engine: TextEngine) {
         place(box: box, frame: frame)
+        contentParts = [content]
         self.engine = engine
         for i in segments.indices { segments[i].look = nil }
         planned = nil
@@ -243,7 +246,7 @@ public final class TickerWidget: WidgetBase, Widget {
 
     /// While only the text moves, the panel's padding stays as it is: the content box is all that changes.
     public func changedRegions(from old: Appearance, to new: Appearance) -> [Rect]? {
-        old.b == new.b ? [content] : nil
+        old.b == new.b ? contentParts : nil
     }
 
     public func appearance(at time: FrameTime) -> Appearance {
