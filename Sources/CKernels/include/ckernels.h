@@ -2,6 +2,7 @@
 // where the CPU has it, SSE2 otherwise), and stay optimized in a debug build (Swift's SIMD types at -Onone cost
 // 358 ns a pixel, 57 ms for the changed part of a 720p frame; this target is always built with -O2).
 #pragma once
+#include <stddef.h>
 #include <stdint.h>
 
 /// BGRx -> I420 (BT.709, limited range) for the rectangle x0..x1, y0..y1 (even edges, inside the picture), byte
@@ -30,3 +31,10 @@ void ck_name_this_thread(const char *name);
 
 /// 1 when the AVX2 path runs on this CPU.
 int ck_uses_avx2(void);
+
+/// Memory for planes that a frame reads row by row (release it with free(); NULL when out of memory). From 256 KB
+/// on it is aligned to 2 MB, rounded up to it, and advised into 2 MB pages (MADV_HUGEPAGE; where the kernel has none
+/// to give, ordinary pages): each row of a strip thousands of pixels wide lies on a 4 KB page of its own, and a frame
+/// that starts cold (x264 ran in between) missed the TLB on every row. Measured: 41 -> 34 us a frame for the demo
+/// ticker's band (docs/BENCHMARKS.md).
+void *ck_alloc_planes(size_t bytes);

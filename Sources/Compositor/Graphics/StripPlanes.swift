@@ -36,14 +36,24 @@ final class StripPlanes {
         let rows = (height + verticalPhase + 1) / 2
         chromaRows = rows
         var widths: [Int] = [], us: [UnsafeMutableBufferPointer<UInt8>] = [], vs: [UnsafeMutableBufferPointer<UInt8>] = []
-        let lumaPlane = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, width * height))
+        // All five planes in one block (see ck_alloc_planes: large ones in 2 MB pages).
+        let lumaBytes = max(1, width * height)
+        let chromaBytes = (0...1).map { h in max(1, (width + h + 1) / 2 * rows) }
+        guard let raw = ck_alloc_planes(lumaBytes + 2 * chromaBytes.reduce(0, +)) else { fatalError("out of memory for a text strip") }
+        block = raw.assumingMemoryBound(to: UInt8.self)
+        var next = block
+        func carve(_ n: Int) -> UnsafeMutableBufferPointer<UInt8> {
+            defer { next += n }
+            return UnsafeMutableBufferPointer(start: next, count: n)
+        }
+        let lumaPlane = carve(lumaBytes)
         for h in 0...1 {
             let blocks = (width + h + 1) / 2
             let scratchStride = 2 * blocks
             let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: scratchStride * 2 * rows)
             defer { scratch.deallocate() }
-            let pu = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, blocks * rows))
-            let pv = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, blocks * rows))
+            let pu = carve(chromaBytes[h])
+            let pv = carve(chromaBytes[h])
             // Scratch pixel (x, y) is strip pixel (x − h, y − v): the padded strip read from column 1 − h, row 1 − v.
             let base = padded.baseAddress! + (1 - verticalPhase) * paddedStride + (1 - h) * 4
             ck_bgrx_to_i420(base, Int32(paddedStride), scratch.baseAddress!, Int32(scratchStride), pu.baseAddress!,
@@ -64,10 +74,10 @@ final class StripPlanes {
         v = vs
     }
 
-    deinit {
-        luma.deallocate()
-        for p in u + v { p.deallocate() }
-    }
+    /// The one allocation the planes lie in.
+    private let block: UnsafeMutablePointer<UInt8>
+
+    deinit { free(block) }
 
     /// Bytes held: what the planes cost beside the strip's own pixels.
     var bytes: Int { luma.count + u.reduce(0) { $0 + $1.count } * 2 }
