@@ -34,7 +34,7 @@ int ck_uses_avx2(void);
 
 /// Memory for planes that a frame reads row by row (release it with free(); NULL when out of memory). From 256 KB
 /// on it is aligned to 2 MB, rounded up to it, and advised into 2 MB pages (MADV_HUGEPAGE; where the kernel has none
-/// to give, ordinary pages): each row of a strip thousands of pixels wide lies on a 4 KB page of its own, and a frame
-/// that starts cold (x264 ran in between) missed the TLB on every row. Measured: 41 -> 34 us a frame for the demo
-/// ticker's band (docs/BENCHMARKS.md).
+/// to give, ordinary pages). The rows of a strip wider than the picture lie that far apart, up to a 4 KB page each,
+/// and a frame that starts cold (x264 ran in between) missed the TLB on every row. Measured: 41 -> 34 us a frame
+/// for the demo ticker's band (docs/BENCHMARKS.md).
 void *ck_alloc_planes(size_t bytes);
