@@ -3,7 +3,7 @@
 # deadlines PERIOD apart (as the frame loop does) and reports the CPU time its thread is charged per sleep, at several
 # periods; then the same loop waking a second thread each period (as a frame handed to an encoder's thread does).
 # On a virtual machine the cost of a wake-up grows with the time slept (caches, TLB and the host's own switches).
-# Usage: bash bench/wake_cost.sh [ITERATIONS]   (needs gcc)
+# Usage: bash bench/wake_cost.sh [ITERATIONS]   (needs a C compiler: cc, or CC=...)
 set -euo pipefail
 N="${1:-300}"
 DIR="$(mktemp -d)"
@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
     return 0;
 }
 C
-gcc -O2 -pthread "$DIR/wake.c" -o "$DIR/wake"
+"${CC:-cc}" -O2 -pthread "$DIR/wake.c" -o "$DIR/wake"
 printf "%-9s %-6s %10s %12s\n" "period ms" "second" "sleep us" "process us"
 for p in 100000 1000000 10000000 16666667 33333333; do "$DIR/wake" "$p" "$N" 0; done
 for p in 16666667 33333333; do "$DIR/wake" "$p" "$N" 1; done
