@@ -21,8 +21,15 @@ final class StripPlanes {
     let u: [UnsafeMutableBufferPointer<UInt8>]
     let v: [UnsafeMutableBufferPointer<UInt8>]
 
-    /// Converts the strip whose rows `copyRow(y, into:)` writes (`width` BGRx pixels of row `y`).
-    init(width: Int, height: Int, verticalPhase: Int, copyRow: (_ y: Int, _ into: UnsafeMutablePointer<UInt8>) -> Void) {
+    /// Converts the strip whose rows `copyRow(y, into:)` writes (`width` BGRx pixels of row `y`). Nil when there is
+    /// no memory for the planes (a ticker of a great deal of text): the strip is then drawn as usual.
+    init?(width: Int, height: Int, verticalPhase: Int, copyRow: (_ y: Int, _ into: UnsafeMutablePointer<UInt8>) -> Void) {
+        let rows = (height + verticalPhase + 1) / 2
+        // All five planes in one block (see ck_alloc_planes: large ones in 2 MB pages).
+        let lumaBytes = max(1, width * height)
+        let chromaBytes = (0...1).map { h in max(1, (width + h + 1) / 2 * rows) }
+        guard let raw = ck_alloc_planes(lumaBytes + 2 * chromaBytes.reduce(0, +)) else { return nil }
+        block = raw.assumingMemoryBound(to: UInt8.self)
         self.width = width
         self.height = height
         self.verticalPhase = verticalPhase
@@ -33,14 +40,8 @@ final class StripPlanes {
         padded.initialize(repeating: 0)
         defer { padded.deallocate() }
         for y in 0..<height { copyRow(y, padded.baseAddress! + (y + 1) * paddedStride + 4) }
-        let rows = (height + verticalPhase + 1) / 2
         chromaRows = rows
         var widths: [Int] = [], us: [UnsafeMutableBufferPointer<UInt8>] = [], vs: [UnsafeMutableBufferPointer<UInt8>] = []
-        // All five planes in one block (see ck_alloc_planes: large ones in 2 MB pages).
-        let lumaBytes = max(1, width * height)
-        let chromaBytes = (0...1).map { h in max(1, (width + h + 1) / 2 * rows) }
-        guard let raw = ck_alloc_planes(lumaBytes + 2 * chromaBytes.reduce(0, +)) else { fatalError("out of memory for a text strip") }
-        block = raw.assumingMemoryBound(to: UInt8.self)
         var next = block
         func carve(_ n: Int) -> UnsafeMutableBufferPointer<UInt8> {
             defer { next += n }
@@ -78,7 +79,4 @@ final class StripPlanes {
     private let block: UnsafeMutablePointer<UInt8>
 
     deinit { free(block) }
-
-    /// Bytes held: what the planes cost beside the strip's own pixels.
-    var bytes: Int { luma.count + u.reduce(0) { $0 + $1.count } * 2 }
 }

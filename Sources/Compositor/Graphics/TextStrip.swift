@@ -20,6 +20,8 @@ public final class TextStrip {
     private var tileData: [UnsafeMutablePointer<UInt8>] = []
     private var tileStrides: [Int] = []
     private var converted: StripPlanes?
+    /// A vertical phase whose planes could not be made (no memory): not tried again every frame.
+    private var unconvertible: Int?
 
     public init(layout: TextLayout, color: Color) throws {
         let ink = layout.inkRect, logical = layout.logicalRect
@@ -67,14 +69,18 @@ public final class TextStrip {
     }
 
     /// The strip in I420 for rows landing with `verticalPhase` (see StripPlanes), made the first time it is asked
-    /// for; nil for a transparent strip (only opaque pixels can be written as they are).
+    /// for; nil for a transparent strip (only opaque pixels can be written as they are) or when there is no memory
+    /// for it (the strip is then drawn as usual).
     func planes(verticalPhase: Int) -> StripPlanes? {
-        guard isOpaque else { return nil }
+        guard isOpaque, unconvertible != verticalPhase else { return nil }
         if let converted, converted.verticalPhase == verticalPhase { return converted }
-        let made = StripPlanes(width: width, height: height, verticalPhase: verticalPhase) { y, row in
+        guard let made = StripPlanes(width: width, height: height, verticalPhase: verticalPhase, copyRow: { y, row in
             for (i, tile) in tiles.enumerated() {
                 (row + i * Self.tileWidth * 4).update(from: pixel(i * Self.tileWidth, y), count: tile.width * 4)
             }
+        }) else {
+            unconvertible = verticalPhase
+            return nil
         }
         converted = made
         return made
