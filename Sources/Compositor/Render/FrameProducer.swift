@@ -6,7 +6,7 @@ import Foundation
 /// The renderer draws only changed widgets onto one persistent BGRx canvas; only the rectangles it redrew
 /// are converted to I420, into a pooled buffer that already holds an older frame (each buffer's memory carries
 /// which frame it holds, and gets the union of the changes since). A frame that did not change at all is the
-/// previous buffer sent again. No per-frame allocation, no whole-frame conversion.
+/// previous buffer sent again. No new buffer per frame, no whole-frame conversion.
 public final class FrameProducer {
     public let size: PixelSize
     let surface: ImageSurface
