@@ -27,6 +27,8 @@ public final class PipelineOutput: @unchecked Sendable {
     private var retryDelay: TimeInterval = 1
     private var startedAt = Date()
     private var retryTimer: DispatchWorkItem?
+    /// A failed pipeline's teardown in progress (see `fail`).
+    private let teardown = DispatchGroup()
     private let log: @Sendable (String) -> Void
     /// Which encoder feeds this output from now on (the session moves fit recordings between encoders on resize).
     private var source: Encoder?
@@ -324,8 +326,19 @@ public final class PipelineOutput: @unchecked Sendable {
         }
         guard wasRunning else { return }
         onEvent?("outputFailed", ["output": id, "reason": e.description])
-        // Tear down off the bus thread: stopping a pipeline joins work its own bus thread is part of.
-        DispatchQueue.global().async { p?.stop(drain: false) }
+        // A fragmented MP4 the failure cut in the middle of a fragment (a full disk) is mended (FragmentMend).
+        let trimmed: String? = if case .record(_, .mp4, _) = spec { location } else { nil }
+        // Tear down off the bus thread: stopping a pipeline joins work its own bus thread is part of. `finish`
+        // waits for it, so the file is cut before the process ends.
+        teardown.enter()
+        DispatchQueue.global().async { [teardown, log, id] in
+            p?.stop(drain: false)
+            if let trimmed, let mended = FragmentMend.mend(trimmed), mended.bytesCut > 0 {
+                log("\(id): the failure cut its last fragment short; mended to end on the last whole frame "
+                    + "(\(mended.samplesDropped) frames not written whole, \(mended.bytesCut) bytes cut)")
+            }
+            teardown.leave()
+        }
         switch spec {
         case .push:
             let delay = lock.withLock { () -> TimeInterval in
@@ -362,6 +375,7 @@ public final class PipelineOutput: @unchecked Sendable {
     /// Ends the stream: EOS through the muxer so the file is finalized, then NULL.
     @discardableResult
     public func finish(timeout: TimeInterval = 10) -> Bool {
+        _ = teardown.wait(timeout: .now() + timeout)
         let (p, input, audioInput) = lock.withLock { () -> (Pipeline?, AppSource?, AppSource?) in
             retryTimer?.cancel()
             let was = _state

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Compositor
+
+extension EndToEnd {
+    /// A recording that a full disk stops in the middle of a fragment is mended to end on its last whole frame:
+    /// ffmpeg reads it without a word, and no frame that was written whole is lost.
+    @Suite(.serialized) struct FragmentMendTests {
+        /// A file size limit fails a write part way, as a full disk does (dash's `ulimit -f` counts 512-byte
+        /// blocks: 400 is 200 KB, about 2 s at 2 Mbit/s). SIGXFSZ is ignored, so the write fails with EFBIG instead
+        /// of killing the process.
+        @Test func aRecordingStoppedByAFullDiskEndsOnItsLastWholeFrame() throws {
+            let dir = try TempDir()
+            let out = dir.file("cut.mp4")
+            let p = try LiveProcess("/bin/sh", ["-c", "ulimit -f 400; trap '' XFSZ; exec \"$0\" \"$@\"", binary,
+                                                "run", "--no-control", "--size", "640x360", "--bitrate", "2000",
+                                                "--duration", "4", "--record", out])
+            #expect(p.waitForExit(timeout: 60) == 0, "\(p.allOutput)")
+            #expect(p.allOutput.contains("record:\(out): failed and closed"), "\(p.allOutput)")
+            #expect(p.allOutput.contains("mended to end on the last whole frame"), "\(p.allOutput)")
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: out)[.size] as? NSNumber).intValue
+            #expect(size > 0 && size < 400 * 512)
+            let decode = try tool(["ffmpeg", "-v", "error", "-i", out, "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.err.isEmpty, "\(decode.err)")
+            // At least the first fragment (500 ms) and the frames of the cut one that were written whole.
+            #expect(try decodedFrames(out) ?? 0 > 15)
+        }
+
+        /// A recording with sound (two tracks a fragment) cut at many places: inside a frame, right after one,
+        /// inside an mdat's header and inside a moof. Which frames lie whole before the cut is read from the whole
+        /// file (ffprobe's packet positions), apart from the mending.
+        @Test func aFragmentCutAnywhereKeepsEveryFrameWrittenWhole() throws {
+            let dir = try TempDir()
+            let whole = dir.file("whole.mp4")
+            let r = try pipcompose(["run", "--no-control", "--size", "320x180", "--duration", "3", "--audio", "tone",
+                                    "--record", whole])
+            #expect(r.status == 0, "\(r.stderr)")
+            let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+            let video = try packets(whole, "v:0"), audio = try packets(whole, "a:0")
+            try #require(video.count == 90 && audio.count > 100, "\(video.count) video, \(audio.count) audio packets")
+            #expect(FragmentMend.mend(whole) == FragmentMend.Outcome(bytesCut: 0, samplesDropped: 0))
+            var cuts: [Int] = []
+            for p in [video[37], video[52], video[68], audio[60], audio[101]] {
+                cuts += [p.pos + p.size / 2, p.pos + p.size, p.pos - 4, p.pos - 100]
+            }
+            for cut in cuts {
+                let path = dir.file("cut-\(cut).mp4")
+                try data.prefix(cut).write(to: URL(fileURLWithPath: path))
+                let outcome = try #require(FragmentMend.mend(path), "cut at \(cut)")
+                let wantVideo = video.filter { $0.pos + $0.size <= cut }.count
+                let wantAudio = audio.filter { $0.pos + $0.size <= cut }.count
+                #expect(try decodedFrames(path) == wantVideo, "cut at \(cut): \(outcome)")
+                #expect(try packets(path, "a:0").count == wantAudio, "cut at \(cut): \(outcome)")
+                let decode = try tool(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"])
+                #expect(decode.status == 0 && decode.err.isEmpty, "cut at \(cut): \(decode.err)")
+                // Mended once, it is whole.
+                #expect(FragmentMend.mend(path)?.bytesCut == 0, "cut at \(cut)")
+            }
+        }
+
+        /// Where each packet of `stream` lies in the file, in file order.
+        private func packets(_ path: String, _ stream: String) throws -> [(pos: Int, size: Int)] {
+            let r = try tool(["ffprobe", "-v", "error", "-select_streams", stream, "-show_entries", "packet=pos,size",
+                              "-of", "csv=p=0", path])
+            return r.out.split(separator: "\n").compactMap { line -> (pos: Int, size: Int)? in
+                let f = line.split(separator: ",")
+                guard f.count == 2, let size = Int(f[0]), let pos = Int(f[1]) else { return nil }
+                return (pos, size)
+            }.sorted { $0.pos < $1.pos }
+        }
+    }
+}
