@@ -4,21 +4,21 @@ import TestSupport
 @testable import Compositor
 
 extension EndToEnd {
-    /// A recording that a full disk stops in the middle of a fragment is mended to end on its last whole frame:
-    /// ffmpeg reads it without a word, and no frame that was written whole is lost.
+    /// A recording (MP4 or Matroska) that a full disk stops in the middle of a write is mended to end on its last
+    /// whole frame: ffmpeg reads it without a word, and no frame that was written whole is lost.
     @Suite(.serialized) struct FragmentMendTests {
         /// A file size limit fails a write part way, as a full disk does (dash's `ulimit -f` counts 512-byte
         /// blocks: 400 is 200 KB, about 2 s at 2 Mbit/s). SIGXFSZ is ignored, so the write fails with EFBIG instead
         /// of killing the process.
-        @Test func aRecordingStoppedByAFullDiskEndsOnItsLastWholeFrame() throws {
+        @Test(arguments: ["mp4", "mkv"]) func aRecordingStoppedByAFullDiskEndsOnItsLastWholeFrame(_ format: String) throws {
             let dir = try TempDir()
-            let out = dir.file("cut.mp4")
+            let out = dir.file("cut.\(format)")
             let p = try LiveProcess("/bin/sh", ["-c", "ulimit -f 400; trap '' XFSZ; exec \"$0\" \"$@\"", binary,
                                                 "run", "--no-control", "--size", "640x360", "--bitrate", "2000",
                                                 "--duration", "4", "--record", out])
             #expect(p.waitForExit(timeout: 60) == 0, "\(p.allOutput)")
             #expect(p.allOutput.contains("record:\(out): failed and closed"), "\(p.allOutput)")
-            #expect(p.allOutput.contains("mended to end on the last whole frame"), "\(p.allOutput)")
+            #expect(p.allOutput.contains("mended to end on its last whole frame"), "\(p.allOutput)")
             let size = try #require(try FileManager.default.attributesOfItem(atPath: out)[.size] as? NSNumber).intValue
             #expect(size > 0 && size < 400 * 512)
             let decode = try tool(["ffmpeg", "-v", "error", "-i", out, "-f", "null", "-"])
@@ -56,6 +56,32 @@ extension EndToEnd {
                 #expect(decode.status == 0 && decode.err.isEmpty, "cut at \(cut): \(decode.err)")
                 // Mended once, it is whole.
                 #expect(FragmentMend.mend(path)?.bytesCut == 0, "cut at \(cut)")
+            }
+        }
+
+        /// The same for Matroska: a recording with sound cut inside frames of both tracks. ffprobe gives where each
+        /// frame's block lies, so a cut inside a frame keeps exactly the frames that lie before it.
+        @Test func aMatroskaClusterCutInsideAFrameKeepsEveryFrameBeforeIt() throws {
+            let dir = try TempDir()
+            let whole = dir.file("whole.mkv")
+            let r = try pipcompose(["run", "--no-control", "--size", "320x180", "--duration", "3", "--audio", "tone",
+                                    "--record", whole])
+            #expect(r.status == 0, "\(r.stderr)")
+            let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+            let video = try packets(whole, "v:0"), audio = try packets(whole, "a:0")
+            try #require(video.count == 90 && audio.count > 100, "\(video.count) video, \(audio.count) audio packets")
+            #expect(MatroskaMend.mend(whole) == FragmentMend.Outcome(bytesCut: 0, samplesDropped: 0))
+            for p in [video[20], video[37], video[52], video[89], audio[60], audio[101]] {
+                for cut in [p.pos + p.size / 2, p.pos + 1] {
+                    let path = dir.file("cut-\(cut).mkv")
+                    try data.prefix(cut).write(to: URL(fileURLWithPath: path))
+                    let outcome = try #require(MatroskaMend.mend(path), "cut at \(cut)")
+                    #expect(try decodedFrames(path) == video.filter { $0.pos < p.pos }.count, "cut at \(cut): \(outcome)")
+                    #expect(try packets(path, "a:0").count == audio.filter { $0.pos < p.pos }.count, "cut at \(cut): \(outcome)")
+                    let decode = try tool(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"])
+                    #expect(decode.status == 0 && decode.err.isEmpty, "cut at \(cut): \(decode.err)")
+                    #expect(MatroskaMend.mend(path)?.bytesCut == 0, "cut at \(cut)")
+                }
             }
         }
 

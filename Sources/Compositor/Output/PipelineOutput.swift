@@ -326,16 +326,22 @@ public final class PipelineOutput: @unchecked Sendable {
         }
         guard wasRunning else { return }
         onEvent?("outputFailed", ["output": id, "reason": e.description])
-        // A fragmented MP4 the failure cut in the middle of a fragment (a full disk) is mended (FragmentMend).
-        let trimmed: String? = if case .record(_, .mp4, _) = spec { location } else { nil }
+        // A file the failure cut in the middle of a write (a full disk) is mended: MP4 (FragmentMend) and Matroska
+        // (MatroskaMend) end on their last whole frame; MPEG-TS is a stream of packets, read to the cut as it is.
+        let mend: (@Sendable (String) -> FragmentMend.Outcome?)? = switch spec {
+        case .record(_, .mp4, _): FragmentMend.mend
+        case .record(_, .mkv, _): MatroskaMend.mend
+        default: nil
+        }
+        let path = location
         // Tear down off the bus thread: stopping a pipeline joins work its own bus thread is part of. `finish`
-        // waits for it, so the file is cut before the process ends.
+        // waits for it, so the file is mended before the process ends.
         teardown.enter()
         DispatchQueue.global().async { [teardown, log, id] in
             p?.stop(drain: false)
-            if let trimmed, let mended = FragmentMend.mend(trimmed), mended.bytesCut > 0 {
-                log("\(id): the failure cut its last fragment short; mended to end on the last whole frame "
-                    + "(\(mended.samplesDropped) frames not written whole, \(mended.bytesCut) bytes cut)")
+            if let mend, let path, let mended = mend(path), mended.bytesCut > 0 {
+                log("\(id): the failure stopped a write part way; mended to end on its last whole frame "
+                    + "(\(mended.bytesCut) bytes cut)")
             }
             teardown.leave()
         }
