@@ -31,65 +31,73 @@ extension EndToEnd {
         /// inside an mdat's header and inside a moof. Which frames lie whole before the cut is read from the whole
         /// file (ffprobe's packet positions), apart from the mending.
         @Test func aFragmentCutAnywhereKeepsEveryFrameWrittenWhole() throws {
-            let dir = try TempDir()
-            let whole = dir.file("whole.mp4")
-            let r = try pipcompose(["run", "--no-control", "--size", "320x180", "--duration", "3", "--audio", "tone",
-                                    "--record", whole])
-            #expect(r.status == 0, "\(r.stderr)")
-            let data = try Data(contentsOf: URL(fileURLWithPath: whole))
-            let video = try packets(whole, "v:0"), audio = try packets(whole, "a:0")
-            try #require(video.count == 90 && audio.count > 100, "\(video.count) video, \(audio.count) audio packets")
-            #expect(FragmentMend.mend(whole) == FragmentMend.Outcome(bytesCut: 0, samplesDropped: 0))
-            var cuts: [Int] = []
-            for p in [video[37], video[52], video[68], audio[60], audio[101]] {
-                cuts += [p.pos + p.size / 2, p.pos + p.size, p.pos - 4, p.pos - 100]
-            }
-            for cut in cuts {
-                let path = dir.file("cut-\(cut).mp4")
-                try data.prefix(cut).write(to: URL(fileURLWithPath: path))
-                let outcome = try #require(FragmentMend.mend(path), "cut at \(cut)")
-                let wantVideo = video.filter { $0.pos + $0.size <= cut }.count
-                let wantAudio = audio.filter { $0.pos + $0.size <= cut }.count
-                #expect(try decodedFrames(path) == wantVideo, "cut at \(cut): \(outcome)")
-                #expect(try packets(path, "a:0").count == wantAudio, "cut at \(cut): \(outcome)")
-                let decode = try tool(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"])
-                #expect(decode.status == 0 && decode.err.isEmpty, "cut at \(cut): \(decode.err)")
-                // Mended once, it is whole.
-                #expect(FragmentMend.mend(path)?.bytesCut == 0, "cut at \(cut)")
+            try checkCuts("mp4", FragmentMend.mend) { video, audio in
+                var cuts: [Cut] = []
+                for p in [video[37], video[52], video[68], audio[60], audio[101]] {
+                    for at in [p.pos + p.size / 2, p.pos + p.size, p.pos - 4, p.pos - 100] {
+                        cuts.append(Cut(at: at, video: video.filter { $0.pos + $0.size <= at }.count,
+                                        audio: audio.filter { $0.pos + $0.size <= at }.count))
+                    }
+                }
+                return cuts
             }
         }
 
         /// The same for Matroska: a recording with sound cut inside frames of both tracks. ffprobe gives where each
         /// frame's block lies, so a cut inside a frame keeps exactly the frames that lie before it.
         @Test func aMatroskaClusterCutInsideAFrameKeepsEveryFrameBeforeIt() throws {
+            try checkCuts("mkv", MatroskaMend.mend) { video, audio in
+                var cuts: [Cut] = []
+                for p in [video[20], video[37], video[52], video[89], audio[60], audio[101]] {
+                    for at in [p.pos + p.size / 2, p.pos + 1] {
+                        cuts.append(Cut(at: at, video: video.filter { $0.pos < p.pos }.count,
+                                        audio: audio.filter { $0.pos < p.pos }.count))
+                    }
+                }
+                return cuts
+            }
+        }
+
+        typealias Packet = (pos: Int, size: Int)
+        /// Where to cut, and how many video and audio frames must stay.
+        struct Cut {
+            var at: Int
+            var video: Int
+            var audio: Int
+        }
+
+        /// Records 3 s with sound as `ext`, and cuts copies of it at the places `cuts` picks from the packets of both
+        /// tracks, each with how many video and audio frames must stay. Each copy, mended, must decode without a word
+        /// to those frames, and be whole for a second mending.
+        private func checkCuts(_ ext: String, _ mend: (String) -> FragmentMend.Outcome?,
+                               _ cuts: (_ video: [Packet], _ audio: [Packet]) -> [Cut]) throws {
             let dir = try TempDir()
-            let whole = dir.file("whole.mkv")
+            let whole = dir.file("whole.\(ext)")
             let r = try pipcompose(["run", "--no-control", "--size", "320x180", "--duration", "3", "--audio", "tone",
                                     "--record", whole])
             #expect(r.status == 0, "\(r.stderr)")
             let data = try Data(contentsOf: URL(fileURLWithPath: whole))
             let video = try packets(whole, "v:0"), audio = try packets(whole, "a:0")
             try #require(video.count == 90 && audio.count > 100, "\(video.count) video, \(audio.count) audio packets")
-            #expect(MatroskaMend.mend(whole) == FragmentMend.Outcome(bytesCut: 0, samplesDropped: 0))
-            for p in [video[20], video[37], video[52], video[89], audio[60], audio[101]] {
-                for cut in [p.pos + p.size / 2, p.pos + 1] {
-                    let path = dir.file("cut-\(cut).mkv")
-                    try data.prefix(cut).write(to: URL(fileURLWithPath: path))
-                    let outcome = try #require(MatroskaMend.mend(path), "cut at \(cut)")
-                    #expect(try decodedFrames(path) == video.filter { $0.pos < p.pos }.count, "cut at \(cut): \(outcome)")
-                    #expect(try packets(path, "a:0").count == audio.filter { $0.pos < p.pos }.count, "cut at \(cut): \(outcome)")
-                    let decode = try tool(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"])
-                    #expect(decode.status == 0 && decode.err.isEmpty, "cut at \(cut): \(decode.err)")
-                    #expect(MatroskaMend.mend(path)?.bytesCut == 0, "cut at \(cut)")
-                }
+            #expect(mend(whole) == FragmentMend.Outcome(bytesCut: 0, samplesDropped: 0))
+            for cut in cuts(video, audio) {
+                let path = dir.file("cut-\(cut.at).\(ext)")
+                try data.prefix(cut.at).write(to: URL(fileURLWithPath: path))
+                let outcome = try #require(mend(path), "cut at \(cut.at)")
+                #expect(try decodedFrames(path) == cut.video, "cut at \(cut.at): \(outcome)")
+                #expect(try packets(path, "a:0").count == cut.audio, "cut at \(cut.at): \(outcome)")
+                let decode = try tool(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"])
+                #expect(decode.status == 0 && decode.err.isEmpty, "cut at \(cut.at): \(decode.err)")
+                // Mended once, it is whole.
+                #expect(mend(path)?.bytesCut == 0, "cut at \(cut.at)")
             }
         }
 
         /// Where each packet of `stream` lies in the file, in file order.
-        private func packets(_ path: String, _ stream: String) throws -> [(pos: Int, size: Int)] {
+        private func packets(_ path: String, _ stream: String) throws -> [Packet] {
             let r = try tool(["ffprobe", "-v", "error", "-select_streams", stream, "-show_entries", "packet=pos,size",
                               "-of", "csv=p=0", path])
-            return r.out.split(separator: "\n").compactMap { line -> (pos: Int, size: Int)? in
+            return r.out.split(separator: "\n").compactMap { line -> Packet? in
                 let f = line.split(separator: ",")
                 guard f.count == 2, let size = Int(f[0]), let pos = Int(f[1]) else { return nil }
                 return (pos, size)
