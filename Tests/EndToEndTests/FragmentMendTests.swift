@@ -58,6 +58,39 @@ extension EndToEnd {
             }
         }
 
+        /// Junk: a recording's bytes damaged at random places and cut at random lengths, and random bytes behind a
+        /// real header. The menders may refuse or cut, but must not crash, and what they leave must start as it did.
+        @Test(arguments: ["mp4", "mkv"]) func damagedFilesNeverCrashTheMenders(_ ext: String) throws {
+            let dir = try TempDir()
+            let whole = dir.file("whole.\(ext)")
+            let r = try pipcompose(["run", "--no-control", "--size", "160x90", "--duration", "2", "--audio", "tone",
+                                    "--record", whole])
+            #expect(r.status == 0, "\(r.stderr)")
+            let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+            let mend: (String) -> FragmentMend.Outcome?
+            if ext == "mp4" { mend = FragmentMend.mend } else { mend = MatroskaMend.mend }
+            let path = dir.file("junk.\(ext)")
+            for round in 0..<300 {
+                var junk: Data
+                if round % 3 == 0 {
+                    let noise: [UInt8] = (0..<Int.random(in: 0...4096)).map { _ in UInt8.random(in: 0...255) }
+                    junk = data.prefix(64) + Data(noise)
+                } else {
+                    junk = data.prefix(Int.random(in: 0...data.count))
+                }
+                let damages = junk.isEmpty ? 0 : Int.random(in: 0...8)
+                for _ in 0..<damages {
+                    junk[Int.random(in: 0..<junk.count)] = UInt8.random(in: 0...255)
+                }
+                try junk.write(to: URL(fileURLWithPath: path))
+                if let outcome = mend(path) {
+                    let left = try Data(contentsOf: URL(fileURLWithPath: path))
+                    #expect(left.count + Int(outcome.bytesCut) == junk.count, "round \(round)")
+                    #expect(left.prefix(8) == junk.prefix(min(8, left.count)), "round \(round)")
+                }
+            }
+        }
+
         typealias Packet = (pos: Int, size: Int)
         /// Where to cut, and how many video and audio frames must stay.
         struct Cut {

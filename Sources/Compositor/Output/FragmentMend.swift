@@ -118,7 +118,7 @@ enum FragmentMend {
             var previousEnd = moofOffset
             var tracks = 0
             var at = 8
-            while let traf = File.box(in: moof, at: at, base: 0), traf.length >= 8, at + Int(traf.length) <= moof.count {
+            while let traf = File.box(in: moof, at: at, base: 0), traf.length >= 8, traf.length <= UInt64(moof.count - at) {
                 defer { at += Int(traf.length) }
                 guard traf.type == "traf" else { continue }
                 guard let found = runsOfTrack(moof, from: at + 8, to: at + Int(traf.length), moofOffset: moofOffset,
@@ -189,14 +189,23 @@ enum FragmentMend {
             var runs: [Run] = []
             var at = from
             var next: UInt64?
-            while let box = File.box(in: moof, at: at, base: 0), box.length >= 8, at + Int(box.length) <= to {
+            while let box = File.box(in: moof, at: at, base: 0), box.length >= 8, box.length <= UInt64(to - at) {
                 defer { at += Int(box.length) }
+                guard box.type == "tfhd" || box.type == "trun" else { continue }
+                // A full box: version and flags, then its fields, which must lie inside it.
+                guard box.length >= 12 else { return nil }
                 let flags = Int(be32(moof, at + 8)) & 0xFFFFFF
+                let needed = box.type == "tfhd"
+                    ? 16 + (flags & 0x1 != 0 ? 8 : 0) + [0x2, 0x8, 0x10].filter { flags & $0 != 0 }.count * 4
+                    : 16 + [0x1, 0x4].filter { flags & $0 != 0 }.count * 4
+                guard needed <= Int(box.length) else { return nil }
                 switch box.type {
                 case "tfhd":
                     var p = at + 16
                     if flags & 0x1 != 0 {
-                        base = moof[p..<(p + 8)].reduce(0) { $0 << 8 | UInt64($1) }
+                        let b = moof[p..<(p + 8)].reduce(0) { $0 << 8 | UInt64($1) }
+                        guard b <= size else { return nil }
+                        base = b
                         p += 8
                     } else {
                         // ISO/IEC 14496-12: the moof's start, or where the previous track's data ended.
@@ -211,7 +220,9 @@ enum FragmentMend {
                     var p = at + 16
                     var start = next ?? base
                     if flags & 0x1 != 0 {
-                        start = UInt64(Int64(base) + Int64(Int32(bitPattern: be32(moof, p))))
+                        let s = Int64(base) + Int64(Int32(bitPattern: be32(moof, p)))
+                        guard s >= 0 else { return nil }
+                        start = UInt64(s)
                         p += 4
                     }
                     if flags & 0x4 != 0 { p += 4 }
