@@ -62,11 +62,7 @@ extension EndToEnd {
         /// real header. The menders may refuse or cut, but must not crash, and what they leave must start as it did.
         @Test(arguments: ["mp4", "mkv"]) func damagedFilesNeverCrashTheMenders(_ ext: String) throws {
             let dir = try TempDir()
-            let whole = dir.file("whole.\(ext)")
-            let r = try pipcompose(["run", "--no-control", "--size", "160x90", "--duration", "2", "--audio", "tone",
-                                    "--record", whole])
-            #expect(r.status == 0, "\(r.stderr)")
-            let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+            let (_, data) = try recordWithSound(dir, ext, size: "160x90", seconds: 2)
             let mend: (String) -> FragmentMend.Outcome?
             if ext == "mp4" { mend = FragmentMend.mend } else { mend = MatroskaMend.mend }
             let path = dir.file("junk.\(ext)")
@@ -105,11 +101,7 @@ extension EndToEnd {
         private func checkCuts(_ ext: String, _ mend: (String) -> FragmentMend.Outcome?,
                                _ cuts: (_ video: [Packet], _ audio: [Packet]) -> [Cut]) throws {
             let dir = try TempDir()
-            let whole = dir.file("whole.\(ext)")
-            let r = try pipcompose(["run", "--no-control", "--size", "320x180", "--duration", "3", "--audio", "tone",
-                                    "--record", whole])
-            #expect(r.status == 0, "\(r.stderr)")
-            let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+            let (whole, data) = try recordWithSound(dir, ext, size: "320x180", seconds: 3)
             let video = try packets(whole, "v:0"), audio = try packets(whole, "a:0")
             try #require(video.count == 90 && audio.count > 100, "\(video.count) video, \(audio.count) audio packets")
             #expect(mend(whole) == FragmentMend.Outcome(bytesCut: 0, samplesDropped: 0))
@@ -124,6 +116,15 @@ extension EndToEnd {
                 // Mended once, it is whole.
                 #expect(mend(path)?.bytesCut == 0, "cut at \(cut.at)")
             }
+        }
+
+        /// A recording of the demo with a tone, as `ext` in `dir`: its path and bytes.
+        private func recordWithSound(_ dir: TempDir, _ ext: String, size: String, seconds: Int) throws -> (String, Data) {
+            let path = dir.file("whole.\(ext)")
+            let r = try pipcompose(["run", "--no-control", "--size", size, "--duration", "\(seconds)", "--audio", "tone",
+                                    "--record", path])
+            #expect(r.status == 0, "\(r.stderr)")
+            return (path, try Data(contentsOf: URL(fileURLWithPath: path)))
         }
 
         /// Where each packet of `stream` lies in the file, in file order.
