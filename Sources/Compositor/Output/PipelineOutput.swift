@@ -326,11 +326,11 @@ public final class PipelineOutput: @unchecked Sendable {
         }
         guard wasRunning else { return }
         onEvent?("outputFailed", ["output": id, "reason": e.description])
-        // A file the failure cut in the middle of a write (a full disk) is mended: MP4 (FragmentMend) and Matroska
-        // (MatroskaMend) end on their last whole frame; MPEG-TS is a stream of packets, read to the cut as it is.
+        // A file the failure cut in the middle of a write (a full disk) is mended to end on its last whole frame.
         let mend: (@Sendable (String) -> FragmentMend.Outcome?)? = switch spec {
         case .record(_, .mp4, _): FragmentMend.mend
         case .record(_, .mkv, _): MatroskaMend.mend
+        case .record(_, .ts, _): TransportStreamMend.mend
         default: nil
         }
         let path = location
