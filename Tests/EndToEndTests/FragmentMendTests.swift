@@ -19,6 +19,8 @@ extension EndToEnd {
             #expect(p.waitForExit(timeout: 60) == 0, "\(p.allOutput)")
             #expect(p.allOutput.contains("record:\(out): failed and closed"), "\(p.allOutput)")
             #expect(p.allOutput.contains("mended to end on its last whole frame"), "\(p.allOutput)")
+            // The summary says the recording's counts end at its failure.
+            #expect(p.allOutput.contains("\nrecord:\(out): failed after "), "\(p.allOutput)")
             let size = try #require(try FileManager.default.attributesOfItem(atPath: out)[.size] as? NSNumber).intValue
             #expect(size > 0 && size < 400 * 512)
             let decode = try tool(["ffmpeg", "-v", "error", "-i", out, "-f", "null", "-"])

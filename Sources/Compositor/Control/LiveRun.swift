@@ -147,7 +147,11 @@ public final class LiveRun: @unchecked Sendable {
         var text = "stopped after \(s.frame + 1) frames: rendered \(s.rendered), repeated \(s.repeated), "
             + "encoded \(s.encoded), dropped \(s.dropped) (late \(s.late), at the encoder \(s.encoderDropped))"
             + (s.injected > 0 ? ", left out on purpose \(s.injected)" : "")
-        for o in s.outputs { text += "\n\(o.id): \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)" }
+        for o in s.outputs {
+            // A failed output's file holds what was written whole before the failure, which may be fewer frames.
+            let failed = o.state == PipelineOutput.State.failed.rawValue ? "failed after " : ""
+            text += "\n\(o.id): \(failed)\(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)"
+        }
         if let a = s.audio { text += "\naudio \(a.choice): \(a.packets) AAC packets, \(a.dropped) sample chunks dropped" }
         if let m = s.music {
             let late = Int((Double(s.musicGapFrames) / Double(AudioTrack.rate) * 1000).rounded())

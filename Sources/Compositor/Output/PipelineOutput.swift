@@ -390,7 +390,8 @@ public final class PipelineOutput: @unchecked Sendable {
             if was == .running, let input = self.input { for frame in last { push(frame, to: input) } }
             let lastSound = audioBatch?.drain() ?? []
             if was == .running, let a = self.audioInput { for p in lastSound { sendAudio(p.buffer, p.caps, to: a) } }
-            _state = .stopped
+            // A failed output stays failed, so the run's summary says its counts end at the failure.
+            _state = was == .failed ? .failed : .stopped
             return was == .running ? (pipeline, self.input, self.audioInput) : (pipeline, nil, nil)
         }
         stopListening()
