@@ -5,6 +5,7 @@ struct PipCompose: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pipcompose",
         abstract: "A real-time frame compositor: live widgets drawn with Cairo/Pango into video.",
-        subcommands: [RunCommand.self, SnapshotCommand.self, CtlCommand.self, ProbeCommand.self, SoakCommand.self]
+        subcommands: [RunCommand.self, SnapshotCommand.self, CtlCommand.self, ProbeCommand.self, SoakCommand.self,
+                      MendCommand.self]
     )
 }

@@ -119,6 +119,38 @@ extension EndToEnd {
             }
         }
 
+        /// `pipcompose mend`: files cut short outside pipcompose's hands are mended in place, told by their first
+        /// bytes (a Matroska file named .mp4 too); a whole file is left as it is; a file that is not a recording, or
+        /// is missing, gets an error naming it and the others are still mended.
+        @Test func theMendCommandMendsCutRecordingsAndRefusesOthers() throws {
+            let dir = try TempDir()
+            let (mp4, mp4Data) = try recordWithSound(dir, "mp4", size: "320x180", seconds: 2)
+            let (_, mkvData) = try recordWithSound(dir, "mkv", size: "320x180", seconds: 2)
+            let cutMP4 = dir.file("cut.mp4"), cutMKV = dir.file("matroska-named.mp4"), text = dir.file("notes.mp4")
+            try mp4Data.prefix(mp4Data.count * 3 / 5).write(to: URL(fileURLWithPath: cutMP4))
+            try mkvData.prefix(mkvData.count * 3 / 5).write(to: URL(fileURLWithPath: cutMKV))
+            try Data("not a recording\n".utf8).write(to: URL(fileURLWithPath: text))
+            let missing = dir.file("missing.mkv")
+            let r = try pipcompose(["mend", cutMP4, mp4, text, cutMKV, missing])
+            #expect(r.status != 0)
+            #expect(r.stdout.contains("\(cutMP4): MP4, mended to end on its last whole frame"), "\(r.stdout)")
+            #expect(r.stdout.contains("\(mp4): MP4, whole; nothing cut"), "\(r.stdout)")
+            #expect(r.stdout.contains("\(cutMKV): Matroska, mended"), "\(r.stdout)")
+            #expect(r.stderr.contains("\(text): not an MP4, Matroska or MPEG-TS recording"), "\(r.stderr)")
+            #expect(r.stderr.contains("\(missing): cannot open it"), "\(r.stderr)")
+            #expect(r.stderr.contains("2 of 5 files could not be mended"), "\(r.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: text)) == Data("not a recording\n".utf8))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: mp4)) == mp4Data)
+            for path in [cutMP4, cutMKV] {
+                let decode = try tool(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"])
+                #expect(decode.status == 0 && decode.err.isEmpty, "\(path): \(decode.err)")
+                #expect(try decodedFrames(path) ?? 0 > 20, "\(path)")
+            }
+            let again = try pipcompose(["mend", cutMP4, cutMKV])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stdout.contains("\(cutMKV): Matroska, whole; nothing cut"), "\(again.stdout)")
+        }
+
         /// Junk: a recording's bytes damaged at random places and cut at random lengths, and random bytes behind a
         /// real header. The menders may refuse or cut, but must not crash, and what they leave must start as it did.
         @Test(arguments: ["mp4", "mkv", "ts"]) func damagedFilesNeverCrashTheMenders(_ ext: String) throws {

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Mends a recording cut short where pipcompose could not mend it itself (a power loss, a crash in the middle of a
+/// write, a file copied while it grew): what `pipcompose mend` does. The container is told by the file's first
+/// bytes, not its name, and the file is mended in place by `FragmentMend`, `MatroskaMend` or `TransportStreamMend`.
+public enum RecordingMend {
+    public enum Container: String, Sendable {
+        case mp4 = "MP4", matroska = "Matroska", transportStream = "MPEG-TS"
+    }
+
+    public struct Result: Sendable {
+        public let container: Container
+        /// Bytes cut from the end; 0: the file was whole.
+        public let bytesCut: UInt64
+        /// Frames the file's last fragment, cluster or packets began that were not whole.
+        public let framesDropped: Int
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Mends the recording at `path` in place. Throws, leaving the file as it was, when it cannot be opened, is not a
+    /// recording pipcompose writes (fragmented MP4, Matroska, MPEG-TS), or is damaged before its end.
+    public static func mend(_ path: String) throws -> Result {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw Failure(description: "\(path): cannot open it (does it exist, and may you read it?)")
+        }
+        let head = (try? handle.read(upToCount: 189)) ?? Data()
+        try? handle.close()
+        guard FileManager.default.isWritableFile(atPath: path) else {
+            throw Failure(description: "\(path): cannot write it; mending changes the file in place")
+        }
+        guard let container = container(of: [UInt8](head)) else {
+            throw Failure(description: "\(path): not an MP4, Matroska or MPEG-TS recording (its first bytes are none "
+                          + "of ftyp, an EBML header or a 0x47 sync byte)")
+        }
+        let outcome: FragmentMend.Outcome? = switch container {
+        case .mp4: FragmentMend.mend(path)
+        case .matroska: MatroskaMend.mend(path)
+        case .transportStream: TransportStreamMend.mend(path)
+        }
+        guard let outcome else {
+            throw Failure(description: "\(path): looks like \(container.rawValue) but its header or structure is not "
+                          + "what a recording has (an MP4 must be fragmented, as pipcompose writes it); left as it is")
+        }
+        return Result(container: container, bytesCut: outcome.bytesCut, framesDropped: outcome.samplesDropped)
+    }
+
+    /// The container the first bytes of a file say, or nil.
+    static func container(of head: [UInt8]) -> Container? {
+        if head.count >= 8, head[4..<8].elementsEqual("ftyp".utf8) { return .mp4 }
+        if head.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) { return .matroska }
+        if head.first == 0x47, head.count < 189 || head[188] == 0x47 { return .transportStream }
+        return nil
+    }
+}
