@@ -20,12 +20,11 @@ enum FragmentMend {
     /// MP4 does (ftyp, then a whole moov): such a file is left as it is. An outcome of zero bytes: it was whole.
     @discardableResult
     static func mend(_ path: String) -> Outcome? {
-        let fd = open(path, O_RDWR)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
-        let file = File(fd: fd, size: UInt64(st.st_size))
+        RecordingMend.withFile(path) { fd, size in mend(File(fd: fd, size: size)) }
+    }
+
+    private static func mend(_ file: File) -> Outcome? {
+        let fd = file.fd
         guard let scan = file.scan() else { return nil }
         guard scan.whole < file.size else { return Outcome(bytesCut: 0, samplesDropped: 0) }
         // The last fragment's moof is whole and its mdat begun: keep the frames written whole.

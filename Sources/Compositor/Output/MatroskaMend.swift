@@ -13,12 +13,10 @@ enum MatroskaMend {
     /// bytes: it was whole. `samplesDropped` is 1 when the cut went through a frame.
     @discardableResult
     static func mend(_ path: String) -> FragmentMend.Outcome? {
-        let fd = open(path, O_RDWR)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
-        let size = UInt64(st.st_size)
+        RecordingMend.withFile(path, mend)
+    }
+
+    private static func mend(_ fd: Int32, size: UInt64) -> FragmentMend.Outcome? {
         let reader = Reader(fd: fd, size: size)
         guard let ebml = reader.element(at: 0), ebml.id == 0x1A45DFA3, let ebmlEnd = ebml.end, ebmlEnd <= size,
               let segment = reader.element(at: ebmlEnd), segment.id == 0x18538067 else { return nil }

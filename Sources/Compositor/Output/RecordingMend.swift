@@ -55,3 +55,16 @@ public enum RecordingMend {
         return nil
     }
 }
+
+extension RecordingMend {
+    /// Opens `path` to read and write, and hands `body` its descriptor and size: what every mender starts with. Nil
+    /// when the file cannot be opened.
+    static func withFile<T>(_ path: String, _ body: (_ fd: Int32, _ size: UInt64) -> T?) -> T? {
+        let fd = open(path, O_RDWR)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        return body(fd, UInt64(st.st_size))
+    }
+}

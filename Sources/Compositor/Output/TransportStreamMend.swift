@@ -20,12 +20,10 @@ enum TransportStreamMend {
     /// from its first packet to the cut (a sync byte missing): such a file is left as it is.
     @discardableResult
     static func mend(_ path: String) -> FragmentMend.Outcome? {
-        let fd = open(path, O_RDWR)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
-        let size = UInt64(st.st_size)
+        RecordingMend.withFile(path, mend)
+    }
+
+    private static func mend(_ fd: Int32, size: UInt64) -> FragmentMend.Outcome? {
         let total = Int(size / UInt64(packetSize))
         guard total > 0 else { return nil }
         let first = max(0, total - window / packetSize)
