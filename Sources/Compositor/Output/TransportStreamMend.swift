@@ -84,12 +84,12 @@ enum TransportStreamMend {
 
         /// How many packets to keep: cut before the first PES packet, of any stream, not known to be whole where
         /// the file is cut. Cutting before one may break another stream's frame that was whole, so this repeats
-        /// until every stream's last frame before the cut is whole. Nil when a frame the cut breaks started before
-        /// these packets.
+        /// until every stream's last frame before the cut is whole (a recording's streams settle in a round or two;
+        /// junk that keeps moving it is refused). Nil when a frame the cut breaks started before these packets.
         func keptCount() -> Int? {
             var kept = pid.count
             var moved = true
-            while moved {
+            for _ in 0..<16 where moved {
                 moved = false
                 for stream in streams {
                     guard let last = (0..<kept).last(where: { pid[$0] == stream }) else { continue }
@@ -104,7 +104,7 @@ enum TransportStreamMend {
                     }
                 }
             }
-            return kept
+            return moved ? nil : kept
         }
 
         /// Whether the PES packet of `stream` that starts at packet `start` is whole by packet `last`, its last
