@@ -154,3 +154,14 @@ measure_launched() {
     LAUNCHED_NAMES=()
     LAUNCHED_PIDS=()
 }
+
+# An awk function for reports: half95(v, n) is the half-width of the 95 % interval of the mean of v[1..n] (Student
+# t, two-sided: rounds are few), and leaves their standard deviation in `sd`. Use as awk "$HALF95_AWK"'...'.
+HALF95_AWK='
+function half95(v, n,    i, m, ss, t) {
+    for (i = 1; i <= n; i++) m += v[i]; m /= n
+    for (i = 1; i <= n; i++) ss += (v[i] - m) ^ 2; sd = sqrt(ss / (n - 1))
+    split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26 2.23 2.20 2.18 2.16 2.14 2.13 2.12 2.11 2.10 2.09 2.09", t, " ")
+    return (n - 1 <= 20 ? t[n - 1] : (n - 1 <= 30 ? 2.05 : 2.00)) * sd / sqrt(n)
+}
+'

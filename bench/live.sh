@@ -50,7 +50,7 @@ done | tee "$OUT/results"
 grep "^stopped" "$OUT/pipcompose.log" || true
 echo
 echo "$SIZE@$FPS, window ${SECS} s ($FRAMES frames) after ${WARM} s, $ROUNDS rounds"
-awk -v frames="$FRAMES" '
+awk -v frames="$FRAMES" "$HALF95_AWK"'
     /^round/ { r = $2; next }
     $1 ~ /-threads$/ || $1 ~ /-reader$/ { next }
     { cpu[r, $1] = $2; if (!($1 in seen)) { seen[$1] = 1; names[++n] = $1 } }
@@ -70,9 +70,14 @@ awk -v frames="$FRAMES" '
             ms = (cpu[i, "pipcompose"] - fair) * 1000 / frames
             printf "round %d: fair floor %.2f cpu s; pipcompose %.2f; beyond the floor %.3f ms/frame (ratio %.3f)\n",
                    i, fair, cpu[i, "pipcompose"], ms, cpu[i, "pipcompose"] / fair
-            if (ms < lo) lo = ms; if (ms > hi) hi = ms
+            if (ms < lo) lo = ms; if (ms > hi) hi = ms; beyond[i] = ms; msum += ms
         }
         printf "pipcompose beyond the fair floor: %.3f to %.3f ms per frame over %d rounds\n", lo, hi, r
+        if (r > 1) {
+            half = half95(beyond, r)
+            printf "  mean of the rounds %.3f ms/frame, standard deviation %.3f, 95 %% interval of the mean %.3f to %.3f\n",
+                   msum / r, sd, msum / r - half, msum / r + half
+        }
         # x264 alone varies between rounds on the very same frames: the spread of the floor itself, and the ratio
         # of the sums over all rounds, which that spread moves less than any one round.
         flo = 1e9; fhi = 0; fsum = 0; psum = 0

@@ -54,7 +54,7 @@ done | tee "$OUT/results"
 
 echo
 echo "$SIZE@$FPS, $SECS s ($FRAMES frames) per round after ${WARM} s, perf at $HZ Hz (a sample is about 1 ms of CPU)"
-awk -v frames="$FRAMES" -v hz="$HZ" '
+awk -v frames="$FRAMES" -v hz="$HZ" "$HALF95_AWK"'
     # "round R NAME total x264 reader"; the floor and the pacing run without their reading thread.
     $3 == "floor" { ft[$2] = $4 - $6; fx[$2] = $5; fr[$2] = $6 }
     $3 == "pace" { rt[$2] = $4 - $6 }
@@ -65,14 +65,21 @@ awk -v frames="$FRAMES" -v hz="$HZ" '
         printf "%-6s %12s %12s %12s %12s %14s %16s\n", "round", "floor x264", "pip x264", "floor other", "(reader)", "pacing", "pip other"
         for (r = 1; r <= n; r++) {
             printf "%-6d %12d %12d %12d %12d %14d %16d\n", r, fx[r], px[r], ft[r] - fx[r], fr[r], rt[r], pt[r] - px[r]
-            beyond = (pt[r] - px[r]) - (ft[r] - fx[r] - rt[r]); sb += beyond
+            beyond = (pt[r] - px[r]) - (ft[r] - fx[r] - rt[r]); sb += beyond; b[r] = beyond * ms
             whole = pt[r] - (ft[r] - rt[r]); sw += whole
+            ratio[r] = 1 + beyond / (ft[r] - rt[r]); sr += ratio[r]
             if (r == 1 || beyond < lo) lo = beyond; if (r == 1 || beyond > hi) hi = beyond
             printf "       beyond x264: %.3f ms/frame; x264 itself: pipcompose %+.1f %% against the floor; whole processes: %.3f ms/frame beyond\n",
                    beyond * ms, (px[r] / fx[r] - 1) * 100, whole * ms
         }
         printf "over %d rounds: pipcompose beyond x264 %.3f ms/frame (rounds %.3f to %.3f); whole processes %.3f ms/frame beyond the fair floor\n",
                n, sb * ms / n, lo * ms, hi * ms, sw * ms / n
+        # How sure the mean is.
+        if (n > 1) {
+            mean = sb * ms / n; half = half95(b, n)
+            printf "  standard deviation %.3f; 95 %% interval of the mean %.3f to %.3f ms/frame; ratio to the floor %.3f on average\n",
+                   sd, mean - half, mean + half, sr / n
+        }
         printf "pipcompose outside libx264, by thread (ms/frame, mean of the rounds):"
         for (c in seen) printf "  %s %.3f", c, th[c] * ms / n
         printf "\n"
