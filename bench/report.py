@@ -83,9 +83,10 @@ for name, title in (("live720", "1280x720@30"), ("live1080", "1920x1080@60")):
               + "| --- " * (rounds + 3) + "|\n")
         for r in rows:
             s += "| " + " | ".join(r) + " |\n"
-        s += "\n" + "\n".join("- " + l for l in live.splitlines()
+        s += "\n" + "\n".join("- " + l.strip() for l in live.splitlines()
                                if l.startswith(("round ", "pipcompose beyond", "threads:", "startup"))
-                               and "fair floor" in l or l.startswith(("pipcompose beyond", "threads:", "startup"))) + "\n"
+                               and "fair floor" in l or l.startswith(("pipcompose beyond", "threads:", "startup",
+                                                                       "  mean of the rounds"))) + "\n"
     else:
         s += missing(name) + "\n"
     parts.append(s)
