@@ -10,7 +10,8 @@ struct MendCommand: ParsableCommand {
             pipcompose mends a recording itself when a full disk stops it. Use this for a file cut short any other \
             way: it must be an MP4 (fragmented, as pipcompose records), Matroska or MPEG-TS file, told by its first \
             bytes. A whole MP4 or Matroska file is left as it is. An MPEG-TS frame over 64 KB does not say where it \
-            ends, so when it is the file's last frame it is cut even if whole. Do not mend a file still being written.
+            ends, so when it is the file's last frame it is cut even if whole. A file a running pipcompose is still \
+            recording is refused.
             """
     )
 

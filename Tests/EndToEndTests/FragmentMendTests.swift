@@ -151,6 +151,35 @@ extension EndToEnd {
             #expect(again.stdout.contains("\(cutMKV): Matroska, whole; nothing cut"), "\(again.stdout)")
         }
 
+        /// `pipcompose mend` refuses a file a running pipcompose is still recording (it would cut it under its
+        /// writer), and mends it once the recording has ended; a file left by a killed process is not held.
+        @Test func theMendCommandLeavesARecordingInProgressAlone() throws {
+            let dir = try TempDir()
+            let out = dir.file("live.mp4"), killed = dir.file("killed.mkv")
+            let p = try LiveProcess(binary, ["run", "--no-control", "--size", "320x180", "--status-every", "0.2",
+                                             "--record", out, "--record", killed])
+            #expect(p.waitForFrames("record:\(out)", atLeast: 30), "\(p.allOutput)")
+            let busy = try pipcompose(["mend", out])
+            #expect(busy.status != 0)
+            #expect(busy.stderr.contains("\(out): a running pipcompose is recording it"), "\(busy.stderr)")
+            // Killed once the MP4 holds two fragments (the muxer writes one every 500 ms).
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, (try? Data(contentsOf: URL(fileURLWithPath: out)))
+                .map({ $0.ranges(of: Data("moof".utf8)).count }) ?? 0 < 2 {
+                usleep(50_000)
+            }
+            p.signal(SIGKILL)
+            _ = p.waitForExit(timeout: 30)
+            let after = try pipcompose(["mend", out, killed])
+            #expect(after.status == 0, "\(after.stderr)")
+            #expect(after.stdout.contains("\(out): MP4,"), "\(after.stdout)")
+            #expect(after.stdout.contains("\(killed): Matroska,"), "\(after.stdout)")
+            for path in [out, killed] {
+                let decode = try tool(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"])
+                #expect(decode.status == 0 && decode.err.isEmpty, "\(path): \(decode.err)")
+            }
+        }
+
         /// Junk: a recording's bytes damaged at random places and cut at random lengths, and random bytes behind a
         /// real header. The menders may refuse or cut, but must not crash, and what they leave must start as it did.
         @Test(arguments: ["mp4", "mkv", "ts"]) func damagedFilesNeverCrashTheMenders(_ ext: String) throws {

@@ -29,6 +29,8 @@ public final class PipelineOutput: @unchecked Sendable {
     private var retryTimer: DispatchWorkItem?
     /// A failed pipeline's teardown in progress (see `fail`).
     private let teardown = DispatchGroup()
+    /// A recording's file is marked as being written while its pipeline runs (`pipcompose mend` refuses it).
+    private var writerLock: WriterLock?
     private let log: @Sendable (String) -> Void
     /// Which encoder feeds this output from now on (the session moves fit recordings between encoders on resize).
     private var source: Encoder?
@@ -143,9 +145,15 @@ public final class PipelineOutput: @unchecked Sendable {
             p.stop(drain: false)
             throw error
         }
+        // The sink has created the file by now.
+        let writing = location.flatMap { path -> WriterLock? in
+            guard case .record = spec else { return nil }
+            return WriterLock(path: path)
+        }
         lock.withLock {
             _state = .running
             startedAt = Date()
+            writerLock = writing
         }
         source?.requestKeyFrame()
     }
@@ -322,6 +330,9 @@ public final class PipelineOutput: @unchecked Sendable {
             audioInput = nil
             _ = batch?.drain()
             _ = audioBatch?.drain()
+            // Let go of the file before it is mended.
+            writerLock?.release()
+            writerLock = nil
             return (p, was)
         }
         guard wasRunning else { return }
@@ -409,6 +420,8 @@ public final class PipelineOutput: @unchecked Sendable {
         }
         p.stop(drain: false)
         lock.withLock {
+            writerLock?.release()
+            writerLock = nil
             pipeline = nil
             retiredDrops += self.input?.dropped ?? 0
             self.input = nil

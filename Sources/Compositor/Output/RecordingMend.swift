@@ -31,6 +31,13 @@ public enum RecordingMend {
         guard FileManager.default.isWritableFile(atPath: path) else {
             throw Failure(description: "\(path): cannot write it; mending changes the file in place")
         }
+        guard !WriterLock.isHeld(path) else {
+            throw Failure(description: "\(path): a running pipcompose is recording it; stop that recording first "
+                          + "(Ctrl-C, or `pipcompose ctl record stop`), which finalizes it")
+        }
+        guard !head.isEmpty else {
+            throw Failure(description: "\(path): empty; nothing was written, so there is nothing to mend")
+        }
         guard let container = container(of: [UInt8](head)) else {
             throw Failure(description: "\(path): not an MP4, Matroska or MPEG-TS recording (its first bytes are none "
                           + "of ftyp, an EBML header or a 0x47 sync byte)")
