@@ -26,8 +26,12 @@ final class LiveProcess: @unchecked Sendable {
         process.standardError = err
         // Exit is learned from the termination handler: Foundation's `waitUntilExit` on Linux spins a run loop that
         // has no sources on a plain thread, which kept a core busy for as long as a test waited.
+        // Our end of its standard input is closed when it exits, and each reader closes its end at the end of the
+        // output: the test process must not keep three descriptors for every child it ran (it reached over a
+        // thousand, and Foundation's Process.run crashed walking them).
         process.terminationHandler = { [weak self] _ in
             guard let self else { return }
+            try? stdinPipe.fileHandleForWriting.close()
             cond.lock()
             exited = true
             cond.broadcast()
@@ -35,8 +39,9 @@ final class LiveProcess: @unchecked Sendable {
         }
         try process.run()
         for (pipe, isErr) in [(out, false), (err, true)] {
-            let t = Thread { [self] in
+            let t = Thread { [weak self] in
                 let h = pipe.fileHandleForReading
+                defer { try? h.close() }
                 var pending = Data()
                 while true {
                     let chunk = h.availableData
@@ -45,23 +50,22 @@ final class LiveProcess: @unchecked Sendable {
                     while let nl = pending.firstIndex(of: 0x0A) {
                         let line = String(decoding: pending[pending.startIndex..<nl], as: UTF8.self)
                         pending.removeSubrange(pending.startIndex...nl)
-                        cond.lock()
-                        if isErr { errLines.append(line) } else { outLines.append(line) }
-                        cond.broadcast()
-                        cond.unlock()
+                        self?.collect(line, isErr: isErr, last: false)
                     }
                 }
-                cond.lock()
-                if !pending.isEmpty {
-                    let line = String(decoding: pending, as: UTF8.self)
-                    if isErr { errLines.append(line) } else { outLines.append(line) }
-                }
-                readersDone += 1
-                cond.broadcast()
-                cond.unlock()
+                self?.collect(pending.isEmpty ? nil : String(decoding: pending, as: UTF8.self), isErr: isErr, last: true)
             }
             t.start()
         }
+    }
+
+    /// A reader's line (nil: none), and whether its output ended.
+    private func collect(_ line: String?, isErr: Bool, last: Bool) {
+        cond.lock()
+        if let line { if isErr { errLines.append(line) } else { outLines.append(line) } }
+        if last { readersDone += 1 }
+        cond.broadcast()
+        cond.unlock()
     }
 
     deinit {
