@@ -65,13 +65,14 @@ public enum RecordingMend {
 
 extension RecordingMend {
     /// Opens `path` to read and write, and hands `body` its descriptor and size: what every mender starts with. Nil
-    /// when the file cannot be opened.
+    /// when the file cannot be opened or is not a regular file.
     static func withFile<T>(_ path: String, _ body: (_ fd: Int32, _ size: UInt64) -> T?) -> T? {
-        let fd = open(path, O_RDWR)
+        let fd = open(path, O_RDWR | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
+        // Only a regular file can be mended (a recording into a FIFO or a device is left alone).
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
         return body(fd, UInt64(st.st_size))
     }
 }

@@ -7,11 +7,13 @@ final class WriterLock: @unchecked Sendable {
     private let lock = NSLock()
     private var fd: Int32
 
-    /// Nil when the file cannot be opened (its sink has not created it) or the lock cannot be taken.
+    /// Nil when the file cannot be opened (its sink has not created it), is not a regular file (a FIFO or a device:
+    /// holding a FIFO open would keep its writer from seeing its reader go), or the lock cannot be taken.
     init?(path: String) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
-        guard flock(fd, LOCK_SH | LOCK_NB) == 0 else {
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, flock(fd, LOCK_SH | LOCK_NB) == 0 else {
             close(fd)
             return nil
         }
