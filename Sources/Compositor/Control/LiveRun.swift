@@ -118,6 +118,9 @@ public final class LiveRun: @unchecked Sendable {
     }
 
     private func stopOnSignals() {
+        // A recording into a FIFO (or a --pipeline writing into a pipe) whose reader goes away: its write fails with
+        // EPIPE and that output fails alone, instead of SIGPIPE ending the process and every other output with it.
+        signal(SIGPIPE, SIG_IGN)
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             let src = DispatchSource.makeSignalSource(signal: sig, queue: queue)
