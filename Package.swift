@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // GStreamer core, app, video, pbutils (discovering audio files) and rtsp-server; shims for macros and varargs only.
@@ -53,6 +54,7 @@ let package = Package(
                 "CGst", "CPango", "CRsvg", "CKernels", "CGio",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -82,7 +84,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Compositor", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")]
+            dependencies: ["Compositor", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         // Runs the built `pipcompose` binary as a user would.
         .testTarget(

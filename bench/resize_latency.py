@@ -10,6 +10,7 @@ Usage: resize_latency.py BINARY [--count N] [--fps F] [--sizes 1280x720,640x360]
 """
 import argparse
 import json
+import secrets
 import socket
 import subprocess
 import threading
@@ -34,7 +35,9 @@ def main():
     a = ap.parse_args()
     sizes = a.sizes.split(",")
     port = free_port()
-    proc = subprocess.Popen([a.binary, "run", "--control", f"127.0.0.1:{port}",
+    token = secrets.token_hex(24)
+    auth = {"Authorization": "Bearer " + token}
+    proc = subprocess.Popen([a.binary, "run", "--control", f"127.0.0.1:{port}", "--control-token", token,
                              "--rtsp", "127.0.0.1:0/pip", "--size", sizes[0], "--fps", str(a.fps)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     base = None
@@ -46,7 +49,7 @@ def main():
     got = threading.Condition()
 
     def listen():
-        with urllib.request.urlopen(base + "/v1/events") as r:
+        with urllib.request.urlopen(urllib.request.Request(base + "/v1/events", headers=auth)) as r:
             for raw in r:
                 line = raw.decode().strip()
                 if line.startswith("data: "):
@@ -60,7 +63,7 @@ def main():
     # Let the event stream connect and the first frames go out.
     deadline = time.time() + 10
     while time.time() < deadline:
-        st = json.load(urllib.request.urlopen(base + "/v1/status"))
+        st = json.load(urllib.request.urlopen(urllib.request.Request(base + "/v1/status", headers=auth)))
         if st["frame"] > 30:
             break
     latencies = []
@@ -68,7 +71,8 @@ def main():
         for i in range(a.count):
             size = sizes[(i + 1) % len(sizes)]
             before = len(events)
-            req = urllib.request.Request(base + "/v1/resize", data=json.dumps({"size": size}).encode(), method="POST")
+            req = urllib.request.Request(base + "/v1/resize", data=json.dumps({"size": size}).encode(), method="POST",
+                                         headers={**auth, "Content-Type": "application/json"})
             urllib.request.urlopen(req).read()
             with got:
                 got.wait_for(lambda: len(events) > before, timeout=5)

@@ -19,12 +19,14 @@ release_binary
 TICK=$(getconf CLK_TCK)
 
 PID=""
+# The control API wants a token; the bench gives its own so that every client here can send it.
+TOKEN=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
 start_webrtc() {
     CPORT=$(free_port)
     # A fresh log: the previous run's "serving" line must not answer for this one.
     rm -f "$OUT/run.log"
     "$BIN" run examples/timecode.yaml --size 1280x720 --fps 30 --webrtc --webrtc-max-viewers 500 \
-        --control "127.0.0.1:$CPORT" --rtsp "127.0.0.1:$(free_port)/pip" >"$OUT/run.log" 2>&1 &
+        --control "127.0.0.1:$CPORT" --control-token "$TOKEN" --rtsp "127.0.0.1:$(free_port)/pip" >"$OUT/run.log" 2>&1 &
     PID=$!
     for _ in $(seq 1 300); do
         if grep -qs "^serving " "$OUT/run.log"; then
@@ -40,7 +42,7 @@ stop_webrtc() { [ -n "$PID" ] && kill -INT "$PID" 2>/dev/null && wait "$PID" || 
 start_webrtc
 BASE="http://127.0.0.1:$CPORT"
 # (1) and (2): one browser, SECS seconds, then a resize to 640x360 through the page.
-/usr/bin/python3 Tests/Fixtures/web_viewer.py "$BASE/" --seconds "$SECS" --resize 640x360 --timeout 60 >"$OUT/browser.json"
+/usr/bin/python3 Tests/Fixtures/web_viewer.py "$BASE/?token=$TOKEN" --seconds "$SECS" --resize 640x360 --timeout 60 >"$OUT/browser.json"
 python3 - "$OUT/browser.json" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))
@@ -57,10 +59,10 @@ for n in "${COUNTS[@]}"; do
     start_webrtc
     BASE="http://127.0.0.1:$CPORT"
     c0=$(ticks "$PID")
-    /usr/bin/python3 bench/whep_viewers.py "$BASE" "$n" 20 --stagger 0.1 >"$OUT/viewers.json" \
+    /usr/bin/python3 bench/whep_viewers.py "$BASE" "$n" 20 --stagger 0.1 --token "$TOKEN" >"$OUT/viewers.json" \
         || { echo "the viewers failed; pipcompose said:" >&2; tail -20 "$OUT/run.log" >&2; exit 1; }
     c1=$(ticks "$PID")
-    python3 -c "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen('$BASE/v1/status').read().decode())" >"$OUT/status.json"
+    python3 -c "import urllib.request,sys; sys.stdout.write(urllib.request.urlopen(urllib.request.Request('$BASE/v1/status', headers={'Authorization': 'Bearer $TOKEN'})).read().decode())" >"$OUT/status.json"
     stop_webrtc
     python3 - "$OUT/viewers.json" "$OUT/status.json" "$c0" "$c1" "$TICK" "$n" <<'PY'
 import json, sys

@@ -18,9 +18,12 @@ struct CtlCommand: ParsableCommand {
           pipcompose ctl record start /tmp/clip.mp4    |  pipcompose ctl record stop /tmp/clip.mp4
           pipcompose ctl frame --size 320x180 -o now.png
           pipcompose ctl events
+          pipcompose ctl page                          # the live page's URL, with its token
+
+        The token: --token, else $PIPCOMPOSE_CONTROL_TOKEN, else the file your own `run` keeps for its port.
         """,
         subcommands: [CtlStatus.self, CtlResize.self, CtlPause.self, CtlPlay.self, CtlSkip.self, CtlSet.self,
-                      CtlNowPlaying.self, CtlRecord.self, CtlPush.self, CtlFrame.self, CtlEvents.self]
+                      CtlNowPlaying.self, CtlRecord.self, CtlPush.self, CtlFrame.self, CtlEvents.self, CtlPage.self]
     )
 
     /// `--control`/`--token` given before the verb (`ctl --control URL status`).
@@ -47,14 +50,14 @@ struct ControlOptions: ParsableArguments {
     @Option(help: "The instance's control URL (default: $PIPCOMPOSE_CONTROL or http://127.0.0.1:8555).")
     var control: String?
 
-    @Option(help: "Bearer token (default: $PIPCOMPOSE_CONTROL_TOKEN).")
+    @Option(help: "Bearer token (default: $PIPCOMPOSE_CONTROL_TOKEN, else the one your own run on that port keeps for you).")
     var token: String?
 
     func client() throws -> ControlClient {
         let env = ProcessInfo.processInfo.environment
         do {
-            return try ControlClient(base: control ?? env["PIPCOMPOSE_CONTROL"] ?? "http://127.0.0.1:8555",
-                                     token: token ?? env["PIPCOMPOSE_CONTROL_TOKEN"])
+            return try ControlClient.local(base: control ?? env["PIPCOMPOSE_CONTROL"] ?? "http://127.0.0.1:8555",
+                                           token: token ?? env["PIPCOMPOSE_CONTROL_TOKEN"])
         } catch { throw ValidationError(error.description) }
     }
 

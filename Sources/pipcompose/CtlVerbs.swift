@@ -39,10 +39,13 @@ struct CtlRecord: CtlVerb {
     @ParentCommand var ctl: CtlCommand
     @OptionGroup var own: ControlOptions
     @Argument(help: "start or stop.") var action: StartStop
-    @Argument(help: "The file (.mp4, .mkv or .ts).") var file: String
+    @Argument(help: "The file (.mp4, .mkv or .ts), inside the run's --record-dir folders.") var file: String
+    @Flag(help: "Replace the file if it exists (start).") var overwrite = false
 
     func run() throws {
-        try startOrStop(action, connection, id: ControlClient.recordID(file)) { try $0.startOutput(record: file) }
+        try startOrStop(action, connection, id: ControlClient.recordID(file)) {
+            try $0.startOutput(record: file, overwrite: overwrite)
+        }
     }
 }
 
@@ -92,5 +95,19 @@ struct CtlEvents: CtlVerb {
         let stream = try failing { try EventStream(client: connection.client()) }
         printLog("listening for events")
         while let (_, line) = stream.nextLine() { say(line) }
+    }
+}
+
+struct CtlPage: CtlVerb {
+    static let configuration = CommandConfiguration(
+        commandName: "page", abstract: "Print the live page's URL with its token (run --webrtc), to open in a browser.")
+    @ParentCommand var ctl: CtlCommand
+    @OptionGroup var own: ControlOptions
+
+    func run() throws {
+        let client = try connection.client()
+        // Asked first, so that a wrong or missing token is said here rather than by the browser.
+        try failing { try client.send("GET", "/v1/status") }
+        say(ControlServer.pageURL(base: client.base, token: client.token))
     }
 }

@@ -64,8 +64,23 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Serve the HTTP control API at [HOST:]PORT (port 0 picks a free one).")
     var control: String = "127.0.0.1:8555"
 
-    @Option(help: "Bearer token the control API requires; needed to listen on a non-loopback address.")
+    @Option(help: "The control API's bearer token (default: $PIPCOMPOSE_CONTROL_TOKEN, else a random one, kept where only you can read it, for pipcompose ctl).")
     var controlToken: String?
+
+    @Flag(help: "No token on the control API (loopback only): any program of any account on this machine may then drive it.")
+    var noControlToken = false
+
+    @Option(help: "Let the page at this origin call the control API from a browser (CORS), e.g. https://panel.example:8443. Repeatable.")
+    var allowOrigin: [String] = []
+
+    @Option(help: "Answer requests that name this machine HOST (a name or address other than loopback and the listening address). Repeatable.")
+    var allowHost: [String] = []
+
+    @Flag(help: "Serve /metrics without the token (loopback only), for a Prometheus on this machine.")
+    var metricsOpen = false
+
+    @Option(help: "A folder recordings started over the control API may write into (default: the folder run starts in). Repeatable.")
+    var recordDir: [String] = []
 
     @Flag(help: "Do not serve the control API.")
     var noControl = false
@@ -157,12 +172,61 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--webrtc-max-viewers must be 1...1000, got \(webrtcMaxViewers)")
         }
         if !noControl {
-            let exposure = Result { () throws(ControlError) in
-                let (host, _) = try ControlServer.parseAddress(control)
-                try ControlServer.checkExposure(host: host, token: token)
+            if case .failure(let e) = Result(catching: { () throws(ControlError) in try controlSettings() }) {
+                throw ValidationError(e.message)
             }
-            if case .failure(let e) = exposure { throw ValidationError(e.message) }
         }
+    }
+
+    /// The control API's address and rules; the checks that need no running instance.
+    func controlSettings() throws(ControlError) -> ControlSettings {
+        let (host, port) = try ControlServer.parseAddress(control)
+        var c = ControlSettings(host: host, port: port)
+        let loopback = ControlServer.isLoopback(host)
+        if noControlToken {
+            if token != nil {
+                throw .bad("--no-control-token and a token (--control-token or PIPCOMPOSE_CONTROL_TOKEN) contradict "
+                           + "each other: drop one")
+            }
+            if !loopback {
+                throw .bad("--no-control-token is for loopback only: the control API on \(host) would let any machine "
+                           + "drive it")
+            }
+            c.token = .none
+        } else if let token {
+            guard !token.isEmpty, token.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
+                throw .bad("the control token must be printable ASCII without spaces")
+            }
+            c.token = .given(token)
+        }
+        try ControlServer.checkExposure(host: host, token: noControlToken ? nil : "x")
+        if metricsOpen && !loopback {
+            throw .bad("--metrics-open is for loopback only: give Prometheus the token instead (authorization: "
+                       + "credentials_file in its scrape config)")
+        }
+        for o in allowOrigin {
+            guard let u = URLComponents(string: o), ["http", "https"].contains(u.scheme ?? ""), u.host?.isEmpty == false,
+                  u.path.isEmpty, u.query == nil, u.fragment == nil, u.user == nil else {
+                throw .bad("--allow-origin takes an origin like https://panel.example or http://127.0.0.1:3000 "
+                           + "(scheme, host, port; no path), got '\(o)'")
+            }
+        }
+        for h in allowHost {
+            guard !h.isEmpty, !h.contains("/"), !h.contains("@"), !h.contains(" "), !h.contains("*") else {
+                throw .bad("--allow-host takes a host name or address without port or scheme, e.g. pip.lan, got '\(h)'")
+            }
+        }
+        for d in recordDir {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: d, isDirectory: &isDir), isDir.boolValue else {
+                throw .bad("--record-dir '\(d)' is not an existing folder; create it first")
+            }
+        }
+        c.allowOrigins = allowOrigin
+        c.allowHosts = allowHost
+        c.metricsOpen = metricsOpen
+        c.recordDirs = recordDir
+        return c
     }
 
     var token: String? { controlToken ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_CONTROL_TOKEN"] }
@@ -199,10 +263,7 @@ struct RunCommand: ParsableCommand {
             options.webrtc?.connectTimeout = webrtcConnectTimeout
         }
         var s = RunSettings(options: options)
-        if !noControl {
-            let (host, port) = try ControlServer.parseAddress(control)
-            s.control = (host, port, token)
-        }
+        if !noControl { s.control = try controlSettings() }
         s.tickerFiles = tickerFile.map { f in
             let parts = f.split(separator: "=", maxSplits: 1).map(String.init)
             return (parts[0], parts[1])
@@ -226,7 +287,12 @@ struct RunCommand: ParsableCommand {
         do { started = try run.start() } catch { throw UserError("cannot start: \(error)") }
         if let url = started.controlURL {
             say("control \(url)")
-            if webrtc { say("webrtc \(url)/ (WHEP: POST \(url)/v1/whep)") }
+            if let file = started.tokenFile { say("token \(file) (pipcompose ctl reads it)") }
+            if noControlToken {
+                printWarning("--no-control-token: any program of any account on this machine can drive this run, read "
+                             + "its picture and record files as you (inside --record-dir); web pages still cannot")
+            }
+            if webrtc, let page = started.pageURL { say("webrtc \(page) (WHEP: POST \(url)/v1/whep)") }
         }
         if let url = started.rtspURL { say("serving \(url)") }
         for id in started.outputs { say("output \(id)") }

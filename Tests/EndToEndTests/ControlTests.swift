@@ -8,13 +8,24 @@ func ctl(_ control: String, _ args: [String]) throws -> Run {
     try pipcompose(["ctl", "--control", control] + args)
 }
 
-/// One HTTP request through the library's control client; returns the status code (0: unreachable) and body.
-func http(_ method: String, _ url: String, body: Data? = nil) -> (Int, Data) {
-    guard let u = URLComponents(string: url), let scheme = u.scheme, let host = u.host, let port = u.port,
-          let client = try? ControlClient(base: "\(scheme)://\(host):\(port)", token: nil) else { return (0, Data()) }
+/// One HTTP request through the library's control client, as the owner (with the token `run` stored for its port)
+/// or, `anonymous`, with no token; returns the status code (0: unreachable) and body.
+func http(_ method: String, _ url: String, body: Data? = nil, anonymous: Bool = false) -> (Int, Data) {
+    guard let u = URLComponents(string: url), let scheme = u.scheme, let host = u.host, let port = u.port else {
+        return (0, Data())
+    }
+    let base = "\(scheme)://\(host):\(port)"
+    guard let client = try? (anonymous ? ControlClient(base: base, token: nil) : ControlClient.local(base: base)) else {
+        return (0, Data())
+    }
     let path = u.percentEncodedPath + (u.percentEncodedQuery.map { "?" + $0 } ?? "")
     guard let answer = try? client.exchange(method, path, body: body) else { return (0, Data()) }
     return (answer.status, answer.body)
+}
+
+/// The token the instance at `control` stored for its user (what `ctl` finds by itself).
+func ownerToken(_ control: String) throws -> String {
+    try #require(try ControlClient.local(base: control).token, "no token stored for \(control)")
 }
 
 func statusJSON(_ control: String) -> [String: Any] {
@@ -178,7 +189,7 @@ extension EndToEnd {
         @Test func eventsOfARecordingStartedAndStoppedAtRunTimeArriveInOrder() throws {
             let dir = try TempDir()
             let file = dir.file("runtime.mp4")
-            let (p, _) = try startLive([], rtsp: false)
+            let (p, _) = try startLive(["--record-dir", dir.path], rtsp: false)
             let c = try #require(controlURL(p))
             let events = try LiveProcess(binary, ["ctl", "--control", c, "events"])
             #expect(events.waitForLine { $0.contains("listening for events") } != nil, "\(events.allOutput)")

@@ -31,8 +31,8 @@ extension EndToEnd {
             let u = try #require(url), c1 = try #require(controlURL(p)), c2 = try #require(controlURL(q))
             // 4K frames take a debug build long to draw; the cap keeps the test's run time sane, the sizes wild.
             let storm = ["python3", fixture("resize_storm.py"), "--count", "300", "--rate", "20", "--max-side", "1920"]
-            let second = try LiveProcess("/usr/bin/env", storm + [c2, "--seed", "2"])
-            let first = try stormReport(try tool(storm + [c1, "--viewers", u], timeout: 120))
+            let second = try LiveProcess("/usr/bin/env", storm + [c2, "--seed", "2", "--token", try ownerToken(c2)])
+            let first = try stormReport(try tool(storm + [c1, "--viewers", u, "--token", try ownerToken(c1)], timeout: 120))
             #expect(second.waitForExit(timeout: 120) == 0, "\(second.allOutput)")
             let other = try stormReport((0, second.stdout.joined(separator: "\n"), second.stderr.joined()))
             for report in [first, other] {

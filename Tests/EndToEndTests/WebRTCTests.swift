@@ -13,10 +13,16 @@ func browserViewer(_ url: String, _ args: [String] = [], timeout: TimeInterval =
 
 /// A WHEP request with an SDP (or any) body: status, headers, body text.
 func whep(_ control: String, _ method: String, _ path: String = "/v1/whep", sdp: String? = nil,
-          contentType: String = "application/sdp") throws -> (status: Int, headers: [String: String], text: String) {
-    let client = try ControlClient(base: control, token: nil)
+          contentType: String = "application/sdp", anonymous: Bool = false)
+    throws -> (status: Int, headers: [String: String], text: String) {
+    let client = anonymous ? try ControlClient(base: control, token: nil) : try ControlClient.local(base: control)
     let r = try client.request(method, path, body: sdp.map { Data($0.utf8) }, contentType: contentType)
     return (r.status, r.headers, String(decoding: r.body, as: UTF8.self))
+}
+
+/// The live page's URL a started instance printed (`webrtc URL/?token=… (WHEP: …)`).
+func pageURL(_ p: LiveProcess) -> String? {
+    p.stdout.first { $0.hasPrefix("webrtc ") }.flatMap { $0.split(separator: " ").dropFirst().first.map(String.init) }
 }
 
 /// A value several threads of a test append to.
@@ -42,7 +48,7 @@ extension EndToEnd {
             let c = try #require(controlURL(p), "\(p.allOutput)")
             #expect(p.stdout.contains { $0.hasPrefix("webrtc \(c)/") }, "\(p.allOutput)")
             let shot = dir.file("video.png")
-            let seen = try browserViewer(c + "/", ["--seconds", "3", "--resize", "480x270", "--screenshot", shot])
+            let seen = try browserViewer(try #require(pageURL(p)), ["--seconds", "3", "--resize", "480x270", "--screenshot", shot])
             #expect(seen["error"] == nil, "\(seen)\n\(p.allOutput)")
             let times = seen["currentTime"] as? [Double] ?? []
             #expect(times.count == 2 && times[1] - times[0] > 2, "currentTime \(times)")
@@ -71,8 +77,7 @@ extension EndToEnd {
         @Test func aBrowserHearsTheSoundAsOpus() throws {
             let dir = try TempDir()
             let (p, _) = try startLive([try timecodeScene(dir), "--webrtc", "--audio", "ticks"])
-            let c = try #require(controlURL(p), "\(p.allOutput)")
-            let seen = try browserViewer(c + "/", ["--seconds", "3", "--unmute"])
+            let seen = try browserViewer(try #require(pageURL(p), "\(p.allOutput)"), ["--seconds", "3", "--unmute"])
             #expect(seen["error"] == nil, "\(seen)\n\(p.allOutput)")
             let stats = seen["stats"] as? [String: Any] ?? [:]
             let audio = stats["audio"] as? [String: Any] ?? [:]
@@ -90,8 +95,7 @@ extension EndToEnd {
         @Test func thePictureInPictureWindowDrivesTheRenderSize() throws {
             let dir = try TempDir()
             let (p, _) = try startLive([try timecodeScene(dir), "--webrtc"])
-            let c = try #require(controlURL(p), "\(p.allOutput)")
-            let seen = try browserViewer(c + "/", ["--seconds", "1", "--pip"])
+            let seen = try browserViewer(try #require(pageURL(p), "\(p.allOutput)"), ["--seconds", "1", "--pip"])
             #expect(seen["error"] == nil && seen["followedPip"] as? Bool == true, "\(seen)\n\(p.allOutput)")
             let pip = seen["pipWindow"] as? [Int] ?? []
             #expect(pip.count == 2 && pip[0] % 2 == 0 && pip[1] % 2 == 0 && pip[0] < 640, "\(pip)")
@@ -108,7 +112,7 @@ extension EndToEnd {
             let c = try #require(controlURL(p), "\(p.allOutput)")
             let events = try LiveProcess(binary, ["ctl", "--control", c, "events"])
             #expect(events.waitForLine { $0.contains("listening for events") } != nil)
-            let seen = try browserViewer(c + "/?codec=vp8", ["--seconds", "3"])
+            let seen = try browserViewer(try #require(pageURL(p)) + "&codec=vp8", ["--seconds", "3"])
             #expect(seen["error"] == nil, "\(seen)\n\(p.allOutput)")
             let stats = seen["stats"] as? [String: Any] ?? [:]
             #expect(stats["codec"] as? String == "video/VP8", "\(stats)")
@@ -117,7 +121,7 @@ extension EndToEnd {
             #expect(events.waitForLine(timeout: 15) { $0.contains("vp8Stopped") } != nil, "\(events.allOutput)")
             #expect(events.allOutput.contains("vp8Started") && events.allOutput.contains("\"codec\":\"VP8\""), "\(events.allOutput)")
             // And an H.264 browser after it is served H.264.
-            let h264 = try browserViewer(c + "/", ["--seconds", "1"])
+            let h264 = try browserViewer(try #require(pageURL(p)), ["--seconds", "1"])
             #expect((h264["stats"] as? [String: Any])?["codec"] as? String == "video/H264", "\(h264)")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
@@ -131,10 +135,10 @@ extension EndToEnd {
             let (p, _) = try startLive([try timecodeScene(dir), "--webrtc", "--control", "0.0.0.0:\(port)",
                                         "--control-token", "s3cret"])
             let c = "http://127.0.0.1:\(port)"
-            let (status, body) = http("GET", c + "/")
+            let (status, body) = http("GET", c + "/", anonymous: true)
             #expect(status == 401 && String(decoding: body, as: UTF8.self).contains("?token="), "\(status)")
             let offer = try String(contentsOf: chromiumOffer, encoding: .utf8)
-            #expect(try whep(c, "POST", sdp: offer).status == 401)
+            #expect(try whep(c, "POST", sdp: offer, anonymous: true).status == 401)
             let seen = try browserViewer(c + "/?token=s3cret", ["--seconds", "1"])
             #expect(seen["error"] == nil && (seen["videoWidth"] as? Int) == 640, "\(seen)\n\(p.allOutput)")
             p.signal(SIGINT)

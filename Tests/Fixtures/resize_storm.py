@@ -38,9 +38,14 @@ def sizes(rng, home, max_side):
         yield last
 
 
+TOKEN = None
+
+
 def post(url, body, timeout=5):
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    if TOKEN:
+        headers["Authorization"] = "Bearer " + TOKEN
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers=headers)
     started = time.monotonic()
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
@@ -64,7 +69,10 @@ def main():
     ap.add_argument("--home", default="640x360")
     ap.add_argument("--max-side", type=int, default=3840)
     ap.add_argument("--viewers")
+    ap.add_argument("--token", help="the control API's bearer token")
     a = ap.parse_args()
+    global TOKEN
+    TOKEN = a.token
     rng = random.Random(a.seed)
     home = tuple(int(v) for v in a.home.split("x"))
     gen = sizes(rng, home, a.max_side)

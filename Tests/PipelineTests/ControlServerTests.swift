@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HTTPTypes
 import HummingbirdTesting
 import Testing
 import TestSupport
@@ -9,7 +10,9 @@ import TestSupport
 /// to a temporary folder (no network, no child process).
 @Suite(.serialized) struct ControlServerTests {
     /// A started session recording a small picture, and its router; stopped after `body`.
-    func withSession(token: String? = nil, _ body: (LiveSession, Application<RouterResponder<BasicRequestContext>>, TempDir) async throws -> Void) async throws {
+    func withSession(token: String? = ControlServerTests.token,
+                     _ body: (LiveSession, Application<RouterResponder<BasicRequestContext>>, TempDir) async throws -> Void)
+        async throws {
         let dir = try TempDir()
         let scene = try SceneLoader.load(path: examples + "/info-panel.yaml")
         let options = LiveOptions(scene: scene, size: PixelSize(width: 160, height: 90), fps: 30,
@@ -17,8 +20,20 @@ import TestSupport
         let session = LiveSession(options: options, log: { _ in })
         try session.start()
         defer { session.stop() }
-        let server = try ControlServer(session: session, host: "127.0.0.1", port: 0, token: token)
+        let access = ControlAccess(token: token, hosts: ControlAccess.hosts(listeningOn: "127.0.0.1", extra: []))
+        let server = try ControlServer(session: session, host: "127.0.0.1", port: 0, access: access,
+                                       place: RecordingPlace(folders: [dir.path]))
         try await body(session, Application(router: server.makeRouter()), dir)
+    }
+
+    static let token = "t0ken"
+
+    /// What the owner's client sends besides the body: the token, and JSON's content type on a request that has one.
+    static func owner(_ method: HTTPRequest.Method = .get, _ extra: HTTPFields = [:]) -> HTTPFields {
+        var h: HTTPFields = [.authorization: "Bearer \(token)"]
+        if [.post, .patch, .put].contains(method) { h[.contentType] = "application/json" }
+        for f in extra { h[f.name] = f.value }
+        return h
     }
 
     /// Checks `condition` every 50 ms until it holds (true) or `timeout` passes (false).
@@ -38,25 +53,25 @@ import TestSupport
     @Test func statusResizeAndRefusalsAnswerWithTheirStatusAndMessage() async throws {
         try await withSession { session, app, _ in
             try await app.test(.router) { client in
-                try await client.execute(uri: "/v1/status", method: .get) { r in
+                try await client.execute(uri: "/v1/status", method: .get, headers: Self.owner(.get)) { r in
                     #expect(r.status == .ok)
                     #expect(self.json(r.body)["width"] as? Int == 160)
                 }
-                try await client.execute(uri: "/v1/resize", method: .post, body: ByteBuffer(string: #"{"size":"3x2"}"#)) { r in
+                try await client.execute(uri: "/v1/resize", method: .post, headers: Self.owner(.post), body: ByteBuffer(string: #"{"size":"3x2"}"#)) { r in
                     #expect(r.status == .badRequest)
                     #expect(String(buffer: r.body).contains("3x2"))
                 }
-                try await client.execute(uri: "/v1/widgets/memo", method: .patch, body: ByteBuffer(string: #"{"txt":"x"}"#)) { r in
+                try await client.execute(uri: "/v1/widgets/memo", method: .patch, headers: Self.owner(.patch), body: ByteBuffer(string: #"{"txt":"x"}"#)) { r in
                     #expect(r.status == .badRequest)
                     #expect(String(buffer: r.body).contains("it takes: items, text"))
                 }
-                try await client.execute(uri: "/v1/widgets/memo", method: .patch, body: ByteBuffer(string: "{not json")) { r in
+                try await client.execute(uri: "/v1/widgets/memo", method: .patch, headers: Self.owner(.patch), body: ByteBuffer(string: "{not json")) { r in
                     #expect(r.status == .badRequest)
                 }
-                try await client.execute(uri: "/v1/skip", method: .post) { r in
+                try await client.execute(uri: "/v1/skip", method: .post, headers: Self.owner(.post)) { r in
                     #expect(r.status == .conflict, "a live scene cannot skip")
                 }
-                try await client.execute(uri: "/v1/outputs?id=record:/nowhere.mp4", method: .delete) { r in
+                try await client.execute(uri: "/v1/outputs?id=record:/nowhere.mp4", method: .delete, headers: Self.owner(.delete)) { r in
                     #expect(r.status == .notFound)
                     #expect(String(buffer: r.body).contains("base.ts"), "names the running outputs")
                 }
@@ -70,18 +85,22 @@ import TestSupport
             let events = session.events.subscribe()
             let file = dir.file("runtime.mp4")
             try await app.test(.router) { client in
-                try await client.execute(uri: "/v1/outputs", method: .post, body: ByteBuffer(string: #"{"record":"\#(file)"}"#)) { r in
+                try await client.execute(uri: "/v1/outputs", method: .post, headers: Self.owner(.post), body: ByteBuffer(string: #"{"record":"\#(file)"}"#)) { r in
                     #expect(r.status == .ok)
                     #expect(self.json(r.body)["started"] as? String == "record:\(file)")
                 }
-                try await client.execute(uri: "/v1/outputs", method: .post, body: ByteBuffer(string: #"{"record":"\#(file)"}"#)) { r in
+                try await client.execute(uri: "/v1/outputs", method: .post, headers: Self.owner(.post), body: ByteBuffer(string: #"{"record":"\#(file)"}"#)) { r in
+                    #expect(r.status == .forbidden, "the file exists now")
+                }
+                try await client.execute(uri: "/v1/outputs", method: .post, headers: Self.owner(.post),
+                                         body: ByteBuffer(string: #"{"record":"\#(file)","overwrite":true}"#)) { r in
                     #expect(r.status == .conflict, "the same file twice")
                 }
                 // A second of frames in the file before it is stopped.
                 #expect(try await self.waitFor(timeout: 20) {
                     session.status.outputs.first { $0.id == "record:\(file)" }.map { $0.delivered >= 30 } ?? false
                 })
-                try await client.execute(uri: "/v1/outputs?id=record:\(file)", method: .delete) { r in
+                try await client.execute(uri: "/v1/outputs?id=record:\(file)", method: .delete, headers: Self.owner(.delete)) { r in
                     #expect(r.status == .accepted)
                 }
             }
@@ -100,14 +119,115 @@ import TestSupport
     @Test func aTokenIsRequiredWhenOneIsSet() async throws {
         try await withSession(token: "s3cret") { _, app, _ in
             try await app.test(.router) { client in
-                try await client.execute(uri: "/v1/status", method: .get) { r in #expect(r.status == .unauthorized) }
+                try await client.execute(uri: "/v1/status", method: .get) { r in
+                    #expect(r.status == .unauthorized)
+                    #expect(r.headers[.wwwAuthenticate] == "Bearer")
+                }
                 try await client.execute(uri: "/v1/status", method: .get, headers: [.authorization: "Bearer wrong"]) { r in
                     #expect(r.status == .unauthorized)
+                }
+                try await client.execute(uri: "/nowhere", method: .get) { r in
+                    #expect(r.status == .unauthorized, "unknown paths are guarded too")
                 }
                 try await client.execute(uri: "/v1/status", method: .get, headers: [.authorization: "Bearer s3cret"]) { r in
                     #expect(r.status == .ok)
                 }
+                try await client.execute(uri: "/v1/status?token=s3cret", method: .get) { r in #expect(r.status == .ok) }
             }
+        }
+    }
+
+    /// What a page elsewhere can send without a preflight, and a body not declared JSON: refused, and nothing
+    /// changes (no file, the same size).
+    @Test func refusedRequestsChangeNothing() async throws {
+        try await withSession { session, app, dir in
+            let file = dir.file("precious.mp4")
+            let body = ByteBuffer(string: #"{"record":"\#(file)"}"#)
+            try await app.test(.router) { client in
+                try await client.execute(uri: "/v1/outputs", method: .post, headers: [.contentType: "text/plain"],
+                                         body: body) { r in #expect(r.status == .unauthorized) }
+                try await client.execute(uri: "/v1/outputs", method: .post,
+                                         headers: Self.owner(.post, [.origin: "http://evil.example"]), body: body) { r in
+                    #expect(r.status == .forbidden)
+                    #expect(String(buffer: r.body).contains("--allow-origin"))
+                }
+                try await client.execute(uri: "/v1/outputs", method: .post,
+                                         headers: Self.owner(.post, [.contentType: "text/plain"]), body: body) { r in
+                    #expect(r.status == .unsupportedMediaType)
+                }
+                try await client.execute(uri: "/v1/resize", method: .post,
+                                         headers: Self.owner(.post, [.contentType: "text/plain"]),
+                                         body: ByteBuffer(string: #"{"size":"320x180"}"#)) { r in
+                    #expect(r.status == .unsupportedMediaType)
+                }
+                try await client.execute(uri: "/v1/frame.png", method: .get,
+                                         headers: Self.owner(.get, [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"])) { r in
+                    #expect(r.status == .forbidden)
+                    #expect(r.headers[.contentType] != "image/png")
+                }
+            }
+            #expect(!FileManager.default.fileExists(atPath: file))
+            #expect(session.status.size == PixelSize(width: 160, height: 90))
+            #expect(session.status.outputs.count == 1)
+        }
+    }
+
+    /// Every answer carries the headers that keep other pages from framing or reading it; CORS only for an allowed
+    /// origin.
+    @Test func answersCarryProtectionAndCORSOnlyForAllowedOrigins() async throws {
+        try await withSession { _, app, _ in
+            try await app.test(.router) { client in
+                for headers in [Self.owner(.get), [:]] {
+                    try await client.execute(uri: "/v1/status", method: .get, headers: headers) { r in
+                        #expect(r.headers[.crossOriginResourcePolicy] == "same-origin")
+                        #expect(r.headers[.contentSecurityPolicy] == "frame-ancestors 'none'")
+                        #expect(r.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
+                        #expect(r.headers[.accessControlAllowOrigin] == nil)
+                    }
+                }
+                try await client.execute(uri: "/v1/status", method: .options,
+                                         headers: [.origin: "http://evil.example"]) { r in #expect(r.status == .forbidden) }
+            }
+        }
+    }
+
+    /// The API records inside its folder only, and over an existing file only when asked.
+    @Test func recordingsStartedOverTheAPIKeepToTheirFolder() async throws {
+        try await withSession { session, app, dir in
+            let outside = try TempDir()
+            let existing = try dir.write("existing.mp4", "precious")
+            #expect(symlink(outside.file("victim.mkv"), dir.file("link.mkv")) == 0)
+            #expect(symlink("/dev/full", dir.file("full.ts")) == 0)
+            let refused: [(String, String)] = [
+                (#"{"record":"\#(existing)"}"#, "exists"),
+                (#"{"record":"\#(outside.file("x.mp4"))"}"#, "outside"),
+                (#"{"record":"\#(dir.path)/../x.mp4"}"#, "'..'"),
+                (#"{"record":"\#(dir.file("link.mkv"))","overwrite":true}"#, "leads out"),
+                (#"{"record":"\#(dir.file("full.ts"))","overwrite":true}"#, "leads out"),
+            ]
+            try await app.test(.router) { client in
+                for (body, why) in refused {
+                    try await client.execute(uri: "/v1/outputs", method: .post, headers: Self.owner(.post),
+                                             body: ByteBuffer(string: body)) { r in
+                        #expect(r.status == .forbidden, "\(body)")
+                        #expect(String(buffer: r.body).contains(why), "\(String(buffer: r.body))")
+                    }
+                }
+                try await client.execute(uri: "/v1/outputs", method: .post, headers: Self.owner(.post),
+                                         body: ByteBuffer(string: #"{"record":"\#(existing)","overwrite":"yes"}"#)) { r in
+                    #expect(r.status == .badRequest)
+                }
+                try await client.execute(uri: "/v1/outputs", method: .post, headers: Self.owner(.post),
+                                         body: ByteBuffer(string: #"{"record":"\#(existing)","overwrite":true}"#)) { r in
+                    #expect(r.status == .ok)
+                }
+            }
+            #expect(try String(contentsOfFile: existing, encoding: .utf8) != "precious")
+            #expect(!FileManager.default.fileExists(atPath: outside.file("victim.mkv")))
+            #expect(!FileManager.default.fileExists(atPath: outside.file("x.mp4")))
+            #expect(try await self.waitFor(timeout: 20) {
+                session.status.outputs.first { $0.id == "record:\(existing)" }.map { $0.delivered >= 10 } ?? false
+            })
         }
     }
 

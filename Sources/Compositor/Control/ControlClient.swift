@@ -26,6 +26,19 @@ public struct ControlClient: Sendable {
         self.token = token
     }
 
+    /// A client of the instance at `base` with the token its user's `run` stored (`ControlToken`), when `base` is
+    /// on this machine and one is there; the token is never sent off loopback unless given.
+    public static func local(base: String, token: String? = nil) throws(Failure) -> ControlClient {
+        let probe = try ControlClient(base: base, token: nil)
+        return try ControlClient(base: probe.base, token: token ?? probe.storedToken())
+    }
+
+    /// The token stored for this address's port, when the address is loopback.
+    public func storedToken() -> String? {
+        guard let url = URL(string: base), let host = url.host, ControlServer.isLoopback(host) else { return nil }
+        return ControlToken.load(port: url.port ?? 80)
+    }
+
     /// The id the server gives a recording of `path` (an absolute path) or a push to `url`.
     public static func recordID(_ path: String) -> String { "record:" + URL(fileURLWithPath: path).path }
     public static func pushID(_ url: String) -> String { "push:" + url }
@@ -56,8 +69,9 @@ public struct ControlClient: Sendable {
         var req = URLRequest(url: url, timeoutInterval: 30)
         req.httpMethod = method
         authorize(&req)
-        if let body {
-            req.httpBody = body
+        if let body { req.httpBody = body }
+        // The API wants the content type on every request that could carry a body, an empty one too.
+        if body != nil || ["POST", "PUT", "PATCH"].contains(method.uppercased()) {
             req.setValue(contentType, forHTTPHeaderField: "Content-Type")
         }
         let answer = Answer()
@@ -74,9 +88,11 @@ public struct ControlClient: Sendable {
     }
 
     /// Starts a recording or push; returns its id.
-    public func startOutput(record path: String? = nil, push url: String? = nil) throws(Failure) -> String {
+    public func startOutput(record path: String? = nil, push url: String? = nil, overwrite: Bool = false)
+        throws(Failure) -> String {
         var body: [String: JSONValue] = [:]
         if let path { body["record"] = .string(URL(fileURLWithPath: path).path) }
+        if overwrite { body["overwrite"] = .bool(true) }
         if let url { body["push"] = .string(url) }
         let data = try send("POST", "/v1/outputs", json: body)
         return (try? JSONDecoder().decode([String: String].self, from: data))?["started"] ?? ""

@@ -4,16 +4,19 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// The HTTP/JSON control API of a running session (Hummingbird). Loopback by default; any other address
-/// needs a bearer token. Every refusal is a 4xx with `{"error": {"message": …}}` naming the problem, and no
-/// request can stop the stream. See docs/openapi.yaml.
+/// The HTTP/JSON control API of a running session (Hummingbird). Loopback by default, with a token by default;
+/// every request passes `ControlAccess` (Host, Origin, token, content type) before its route. Every refusal is a
+/// 4xx with `{"error": {"message": …}}` naming the problem, and no request can stop the stream. See
+/// docs/openapi.yaml.
 ///
-/// `@unchecked Sendable`: `task`, `group` and `boundPort` are written by `start()` and `stop()`, which the owner calls in turn, never at once; request handlers read only `session` and `token`, set in `init`.
+/// `@unchecked Sendable`: `task`, `group` and `boundPort` are written by `start()` and `stop()`, which the owner calls in turn, never at once; request handlers read only `session`, `access` and `place`, set in `init`.
 public final class ControlServer: @unchecked Sendable {
     public let session: LiveSession
     public let host: String
     public let port: Int
-    public let token: String?
+    public let access: ControlAccess
+    /// Where recordings started over the API may write.
+    public let place: RecordingPlace
     public private(set) var boundPort = 0
     private var task: Task<Void, Never>?
     private var group: ServiceGroup?
@@ -21,20 +24,27 @@ public final class ControlServer: @unchecked Sendable {
     /// Bodies larger than this are refused (413).
     public static let maxBody = 1 << 20
 
-    public init(session: LiveSession, host: String, port: Int, token: String?) throws(ControlError) {
-        try Self.checkExposure(host: host, token: token)
+    public init(session: LiveSession, host: String, port: Int, access: ControlAccess,
+                place: RecordingPlace = RecordingPlace(folders: [FileManager.default.currentDirectoryPath]))
+        throws(ControlError) {
+        try Self.checkExposure(host: host, token: access.token)
         self.session = session
         self.host = host
         self.port = port
-        self.token = token
+        self.access = access
+        self.place = place
     }
 
-    /// The rule for who may reach the API: loopback as it is; any other address only with a bearer token.
+    public var token: String? { access.token }
+
+    /// Whether `host` is a loopback address or name.
+    public static func isLoopback(_ host: String) -> Bool { ControlAccess.isLoopback(ControlAccess.normalHost(host)) }
+
+    /// The rule for who may reach the API: off loopback, only with a token.
     public static func checkExposure(host: String, token: String?) throws(ControlError) {
-        let loopback = ["127.0.0.1", "localhost", "::1"].contains(host)
-        if !loopback && (token ?? "").isEmpty {
-            throw .bad("the control API on \(host) is reachable from other machines: give --control-token TOKEN "
-                       + "(or PIPCOMPOSE_CONTROL_TOKEN)")
+        if !isLoopback(host) && (token ?? "").isEmpty {
+            throw .bad("the control API on \(host) is reachable from other machines: it needs a token (drop "
+                       + "--no-control-token, or give --control-token TOKEN or PIPCOMPOSE_CONTROL_TOKEN)")
         }
     }
 
@@ -91,6 +101,16 @@ public final class ControlServer: @unchecked Sendable {
 
     public var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(boundPort)" }
 
+    /// The page's address with the token, as the browser should open it (what `run` prints).
+    public var pageURL: String { Self.pageURL(base: url, token: access.token) }
+
+    public static func pageURL(base: String, token: String?) -> String {
+        guard let token else { return base + "/" }
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&+=#")
+        return base + "/?token=" + (token.addingPercentEncoding(withAllowedCharacters: allowed) ?? token)
+    }
+
     /// Ends the event streams, then shuts the server down gracefully; cancels it if that takes over 3 s.
     public func stop() {
         session.events.finish()
@@ -110,7 +130,8 @@ public final class ControlServer: @unchecked Sendable {
 
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        if let token, !token.isEmpty { router.add(middleware: BearerMiddleware(token: token)) }
+        // First, so that it guards every route added below, unknown paths and preflights too.
+        router.add(middleware: AccessMiddleware(access: access, refusals: RefusalLog(log: session.log)))
         let session = self.session
         router.get("/v1/status") { _, _ in try Self.json(StatusPayload(session.status, session: session)) }
         router.post("/v1/resize") { request, _ in
@@ -166,9 +187,11 @@ public final class ControlServer: @unchecked Sendable {
             do { try session.updateWidget(id: id, properties: body) } catch { throw Self.http(error) }
             return try Self.json(["updated": id])
         }
+        let place = self.place
         router.post("/v1/outputs") { request, _ in
             let body = try await Self.body(request)
             let spec: OutputSpec
+            var claimed: String?
             do {
                 if case .string(let path)? = body["record"] {
                     var policy = OutputSpec.ResizePolicy.fit
@@ -178,7 +201,20 @@ public final class ControlServer: @unchecked Sendable {
                         }
                         policy = r
                     }
-                    spec = try OutputSpec.record(path, policy: policy)
+                    var overwrite = false
+                    if let v = body["overwrite"] {
+                        guard case .bool(let b) = v else {
+                            throw HTTPError(.badRequest, message: "'overwrite' must be true or false")
+                        }
+                        overwrite = b
+                    }
+                    _ = try OutputSpec.record(path, policy: policy)
+                    let target: String
+                    do { target = try place.check(path, overwrite: overwrite) } catch let e as RecordingPlace.Refusal {
+                        throw HTTPError(.forbidden, message: e.description)
+                    }
+                    if !overwrite { claimed = target }
+                    spec = try OutputSpec.record(target, policy: policy)
                 } else if case .string(let url)? = body["push"] {
                     spec = try OutputSpec.push(url)
                 } else {
@@ -187,7 +223,11 @@ public final class ControlServer: @unchecked Sendable {
             } catch let e as OutputSpec.Invalid {
                 throw HTTPError(.unprocessableContent, message: e.description)
             }
-            do { return try Self.json(["started": try session.startOutput(spec)]) } catch { throw Self.http(error) }
+            do { return try Self.json(["started": try session.startOutput(spec)]) } catch {
+                // The empty file made to hold the name goes when the recording does not start.
+                if let claimed { RecordingPlace.release(claimed) }
+                throw Self.http(error)
+            }
         }
         router.delete("/v1/outputs") { request, _ in
             guard let id = request.uri.queryParameters.get("id") else {
@@ -319,21 +359,6 @@ public final class ControlServer: @unchecked Sendable {
             return HTTPError(HTTPResponse.Status(code: e.status), message: e.message)
         }
         return HTTPError(.internalServerError, message: "\(error)")
-    }
-}
-
-/// Requires `Authorization: Bearer TOKEN` on every request.
-struct BearerMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
-    let token: String
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // A page and its event stream cannot set headers when a browser opens them: `?token=` works too.
-        guard request.headers[.authorization] == "Bearer \(token)" || request.uri.queryParameters.get("token") == token else {
-            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"],
-                            message: "missing or wrong bearer token (Authorization: Bearer TOKEN, or ?token=TOKEN in a browser)")
-        }
-        return try await next(request, context)
     }
 }
 

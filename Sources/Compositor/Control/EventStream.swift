@@ -38,7 +38,9 @@ public final class EventStream: @unchecked Sendable {
         }
         socket = try Self.connect(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")),
                                   port: url.port ?? 80, unreachable: unreachable)
-        var request = "GET /v1/events HTTP/1.1\r\nHost: \(host):\(url.port ?? 80)\r\nAccept: text/event-stream\r\n"
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let hostHeader = (bare.contains(":") ? "[\(bare)]" : bare) + ":\(url.port ?? 80)"
+        var request = "GET /v1/events HTTP/1.1\r\nHost: \(hostHeader)\r\nAccept: text/event-stream\r\n"
         if let token = client.token { request += "Authorization: Bearer \(token)\r\n" }
         request += "\r\n"
         let bytes = Array(request.utf8)
@@ -67,7 +69,8 @@ public final class EventStream: @unchecked Sendable {
         let status = head.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
         guard status == 200 else {
             close()
-            let hint = status == 401 ? ": the server wants its --control-token (ctl --token)" : ""
+            let hint = status == 401 ? ": missing or wrong token (ctl --token TOKEN; only the user who started run "
+                + "finds it by itself)" : status == 403 ? ": refused by its Host or Origin check" : ""
             throw ControlClient.Failure(status: status, message: "cannot read events from \(client.base) (status \(status))\(hint)")
         }
         chunked = head.contains("transfer-encoding: chunked")

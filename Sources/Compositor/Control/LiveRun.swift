@@ -3,8 +3,8 @@ import Foundation
 /// What `pipcompose run` was asked for besides the session itself: the control API, feeds, status lines.
 public struct RunSettings: Sendable {
     public var options: LiveOptions
-    /// Where the control API listens; nil for none.
-    public var control: (host: String, port: Int, token: String?)?
+    /// Where the control API listens and whom it answers; nil for none.
+    public var control: ControlSettings?
     /// Tickers fed from files, as (widget id, path).
     public var tickerFiles: [(id: String, path: String)] = []
     /// A ticker fed from standard input (which then takes no commands).
@@ -16,6 +16,49 @@ public struct RunSettings: Sendable {
     public var statusEvery: Double = 0
 
     public init(options: LiveOptions) { self.options = options }
+}
+
+/// The control API of a run: its address and its access rules (`ControlAccess`, `RecordingPlace`).
+public struct ControlSettings: Sendable {
+    public enum Token: Sendable, Equatable {
+        /// A new random token for this run (the default).
+        case random
+        /// The user's own (`--control-token`, `PIPCOMPOSE_CONTROL_TOKEN`).
+        case given(String)
+        /// None: loopback only (`--no-control-token`).
+        case none
+    }
+
+    public var host: String
+    public var port: Int
+    public var token: Token = .random
+    /// `--allow-host`, `--allow-origin`, `--metrics-open`.
+    public var allowHosts: [String] = []
+    public var allowOrigins: [String] = []
+    public var metricsOpen = false
+    /// `--record-dir`; empty: the folder `run` was started in.
+    public var recordDirs: [String] = []
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// The rules these settings make, with `token` resolved (a random one made now).
+    public func access() -> ControlAccess {
+        let t: String?
+        switch token {
+        case .random: t = ControlToken.random()
+        case .given(let g): t = g
+        case .none: t = nil
+        }
+        return ControlAccess(token: t, hosts: ControlAccess.hosts(listeningOn: host, extra: allowHosts),
+                             origins: Set(allowOrigins), metricsOpen: metricsOpen)
+    }
+
+    public func place() -> RecordingPlace {
+        RecordingPlace(folders: recordDirs.isEmpty ? [FileManager.default.currentDirectoryPath] : recordDirs)
+    }
 }
 
 /// One run of a live session, from start to the finalized files: starts the session, the control API and the
@@ -30,6 +73,7 @@ public final class LiveRun: @unchecked Sendable {
     private let log: @Sendable (String) -> Void
     private let say: @Sendable (String) -> Void
     private var server: ControlServer?
+    private var tokenFile: String?
     private var feeds: [TickerFeed] = []
     private var stdinFeed: TickerFeed?
     private var mpris: MPRISFeed?
@@ -57,18 +101,27 @@ public final class LiveRun: @unchecked Sendable {
         public var rtspURL: String?
         public var outputs: [String]
         public var controlURL: String?
+        /// The live page's address with the token (`/?token=…`).
+        public var pageURL: String?
+        /// Where the token is kept for `pipcompose ctl` (nil: no token, or it could not be written).
+        public var tokenFile: String?
     }
 
     /// Starts everything; a failure stops what had started and is thrown.
     public func start() throws -> Started {
         stopOnSignals()
         if let c = settings.control {
-            let s = try ControlServer(session: session, host: c.host, port: c.port, token: c.token)
+            let s = try ControlServer(session: session, host: c.host, port: c.port, access: c.access(), place: c.place())
             try s.start()
             server = s
+            if let token = s.token {
+                do { tokenFile = try ControlToken.store(token, port: s.boundPort) } catch {
+                    log("warning: \(error); pipcompose ctl needs --token (or PIPCOMPOSE_CONTROL_TOKEN) to reach this run")
+                }
+            }
         }
         do { try session.start() } catch {
-            server?.stop()
+            stopServer()
             throw error
         }
         do {
@@ -91,7 +144,8 @@ public final class LiveRun: @unchecked Sendable {
                 finish(reason: "duration reached")
             }
         }
-        return Started(rtspURL: session.rtsp?.url, outputs: session.outputIDs, controlURL: server?.url)
+        return Started(rtspURL: session.rtsp?.url, outputs: session.outputIDs, controlURL: server?.url,
+                       pageURL: server?.pageURL, tokenFile: tokenFile)
     }
 
     /// Blocks until the run has ended and every file is finalized; false if some output did not finish in time.
@@ -112,9 +166,15 @@ public final class LiveRun: @unchecked Sendable {
         log("\(reason): finalizing outputs…")
         statusTimer?.cancel()
         let ok = session.stop()
-        server?.stop()
+        stopServer()
         lock.withLock { result = ok }
         done.signal()
+    }
+
+    /// Stops the control API and takes its token file away (a later run on the port writes its own).
+    private func stopServer() {
+        server?.stop()
+        if let server, let token = server.token, tokenFile != nil { ControlToken.remove(token, port: server.boundPort) }
     }
 
     private func stopOnSignals() {
