@@ -53,15 +53,24 @@ import Testing
 
     @Test func aSplitFileEndsAndContinuesInNumberedFiles() throws {
         let t0 = try Topology(size: hd).adding(record("/r/c.mp4", .mp4, .split))
-        let (t1, s1) = t0.resized(to: small)
+        let (t1, s1) = t0.resized(to: small, taken: { _ in false })
         let second = Topology.Output(id: "record:/r/c-2.mp4", spec: .record(path: "/r/c.mp4", format: .mp4, policy: .split),
                                      location: "/r/c-2.mp4", feed: .live, fileSize: small)
         #expect(s1 == [.end(output: "record:/r/c.mp4"), .start(second)])
         #expect(t1.outputs == [second])
-        let (t2, s2) = t1.resized(to: hd)
+        let (t2, s2) = t1.resized(to: hd, taken: { _ in false })
         #expect(s2.last == .start(Topology.Output(id: "record:/r/c-3.mp4", spec: second.spec, location: "/r/c-3.mp4",
                                                   feed: .live, fileSize: hd)))
         #expect(t2.outputs.map(\.id) == ["record:/r/c-3.mp4"])
+    }
+
+    @Test func aSplitPassesOverNumberedFilesThatExist() throws {
+        let t0 = try Topology(size: hd).adding(record("/r/c.mp4", .mp4, .split))
+        let existing: Set = ["/r/c-2.mp4", "/r/c-3.mp4"]
+        let (t1, _) = t0.resized(to: small, taken: { existing.contains($0) })
+        #expect(t1.outputs.map(\.id) == ["record:/r/c-4.mp4"])
+        let (t2, _) = t1.resized(to: hd, taken: { existing.contains($0) })
+        #expect(t2.outputs.map(\.id) == ["record:/r/c-5.mp4"])
     }
 
     @Test func removingTheLastFileOfASizeRetiresItsEncoder() throws {

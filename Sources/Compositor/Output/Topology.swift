@@ -99,7 +99,9 @@ public struct Topology: Sendable, Equatable {
     /// The render size becomes `newSize`. Fixed-size files either keep their size, letterboxed by an encoder
     /// of that size (`fit`; back on the live encoder when the sizes match again), or end and continue in a new
     /// numbered file at the new size (`split`: `clip.mp4`, `clip-2.mp4`, `clip-3.mp4`, …).
-    public func resized(to newSize: PixelSize) -> (Topology, [Step]) {
+    /// A numbered file that exists already (`taken`) is passed over: a split never writes over a file nobody named.
+    public func resized(to newSize: PixelSize,
+                        taken: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> (Topology, [Step]) {
         var next = self
         next.size = newSize
         var steps: [Step] = []
@@ -125,10 +127,12 @@ public struct Topology: Sendable, Equatable {
                 kept.append(o)
             case .split:
                 steps.append(.end(output: o.id))
-                let n = next.splits[path, default: 1] + 1
-                next.splits[path] = n
                 let url = URL(fileURLWithPath: path)
-                let location = url.deletingPathExtension().path + "-\(n)." + url.pathExtension
+                let numbered = { (n: Int) in url.deletingPathExtension().path + "-\(n)." + url.pathExtension }
+                var n = next.splits[path, default: 1] + 1
+                while taken(numbered(n)) { n += 1 }
+                next.splits[path] = n
+                let location = numbered(n)
                 let fresh = Output(id: "record:\(location)", spec: o.spec, location: location, feed: .live,
                                    fileSize: newSize)
                 steps.append(.start(fresh))
