@@ -32,8 +32,14 @@ func loadScene(_ path: String?) throws -> Scene {
     do { return try SceneLoader.load(path: path, warn: printWarning) } catch { throw UserError(error.description) }
 }
 
-/// Parses --size with the rule in the message (ArgumentParser's own message would only say "invalid").
-func parseSizeOption(_ text: String?) throws -> PixelSize? {
-    guard let text else { return nil }
-    do { return try RenderSize.parse(text) } catch { throw ValidationError(error.description) }
+extension ParsableCommand {
+    /// Options checked in `run()` (those that need the scene or each other) are reported as a bad option of this
+    /// command, with its usage, as if `validate()` had found them.
+    func checked<T>(_ parse: () throws -> T) throws -> T {
+        do { return try parse() } catch let e as ValidationError {
+            let name = Self.configuration.commandName ?? ""
+            FileHandle.standardError.write(Data("Error: \(e.message)\n  See 'pipcompose \(name) --help' for the options.\n".utf8))
+            throw ExitCode.validationFailure
+        }
+    }
 }

@@ -20,8 +20,7 @@ struct ProbeCommand: ParsableCommand {
     @Argument(help: "The stream or file to measure.")
     var url: String
 
-    @Option(help: "RTSP transport: tcp or udp.")
-    var transport: String = "tcp"
+    @OptionGroup var transport: TransportOption
 
     @Option(help: "RTSP client jitter buffer in milliseconds (0 measures the system, not a buffer).")
     var jitterBufferMs: Int = 0
@@ -29,8 +28,7 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "Seconds after the first frame left out of the latency percentiles (joining costs; the first frame's latency is reported alone).")
     var warmup: Double = 1
 
-    @Option(help: "Stop after this many seconds (default: until the stream ends or Ctrl-C).")
-    var duration: Double?
+    @OptionGroup var duration: DurationOption
 
     @Option(help: "Give up when no frame arrives within this many seconds.")
     var timeout: Double = 15
@@ -65,12 +63,6 @@ struct ProbeCommand: ParsableCommand {
     var maxCorrupt: Int?
 
     func validate() throws {
-        guard Probe.Transport(rawValue: transport) != nil else {
-            throw ValidationError("--transport must be tcp or udp, got '\(transport)'")
-        }
-        if let duration, !(duration > 0 && duration.isFinite) {
-            throw ValidationError("--duration must be a positive number of seconds")
-        }
         guard warmup >= 0 && warmup.isFinite else { throw ValidationError("--warmup must be 0 or more seconds") }
         guard timeout > 0 && timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
         if let maxLatencyMs, !(maxLatencyMs >= 0) { throw ValidationError("--max-latency-ms must be 0 or more") }
@@ -88,11 +80,11 @@ struct ProbeCommand: ParsableCommand {
 
     func run() throws {
         var run = ProbeRun(url: url)
-        run.transport = Probe.Transport(rawValue: transport)!
+        run.transport = try transport.value()
         run.jitterBufferMs = jitterBufferMs
         run.sound = av
         run.warmup = warmup
-        run.duration = duration
+        run.duration = duration.duration
         run.timeout = timeout
         run.corruptBelow = corruptBelow
         run.maxLatencyMs = maxLatencyMs

@@ -11,8 +11,7 @@ struct SnapshotCommand: ParsableCommand {
     @Argument(help: "Scene file (YAML or JSON). Without one, the built-in demo scene.")
     var scene: String?
 
-    @Option(help: "Render size WIDTHxHEIGHT, even numbers up to 7680x4320 (default: the scene's size).")
-    var size: String?
+    @OptionGroup var size: SizeOption
 
     @Option(help: "Scene time in seconds: where animations (ticker, progress) are.")
     var at: Double = 0
@@ -24,7 +23,6 @@ struct SnapshotCommand: ParsableCommand {
     var output: String
 
     func validate() throws {
-        _ = try parseSizeOption(size)
         guard at.isFinite, at >= 0 else { throw ValidationError("--at must be 0 or more seconds, got \(at)") }
         guard output.lowercased().hasSuffix(".png") else {
             throw ValidationError("--output must name a .png file, got '\(output)'")
@@ -45,7 +43,7 @@ struct SnapshotCommand: ParsableCommand {
 
     func run() throws {
         let scene = try loadScene(self.scene)
-        let snapshot = Snapshot(scene: scene, size: try parseSizeOption(size), at: at,
+        let snapshot = Snapshot(scene: scene, size: try size.value(), at: at,
                                 wall: try wall.map(parseWall) ?? Date())
         do { try snapshot.write(to: output, warn: printWarning) } catch { throw UserError("\(error)") }
         print("wrote \(output) (\(snapshot.size), t=\(at)s)")

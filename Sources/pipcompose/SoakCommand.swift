@@ -22,17 +22,10 @@ struct SoakCommand: ParsableCommand {
     @Option(help: "Probing viewers spread over the streams, 0...\(SoakConfig.maxViewers).")
     var viewers: Int = 1
 
-    @Option(help: "Picture size of every stream, WIDTHxHEIGHT.")
-    var size: String = "640x360"
-
-    @Option(help: "Frames per second, 1...120.")
-    var fps: Int = 30
-
-    @Option(help: "Seconds to run.")
-    var duration: Double = 60
-
-    @Option(help: "RTSP transport of the viewers: tcp or udp.")
-    var transport: String = "tcp"
+    @OptionGroup var size: SizeOption
+    @OptionGroup var rate: FrameRateOption
+    @OptionGroup var duration: DurationOption
+    @OptionGroup var transport: TransportOption
 
     @Option(help: "Folder for soak.json and soak.html (created if missing).")
     var report: String = "soak-report"
@@ -43,26 +36,20 @@ struct SoakCommand: ParsableCommand {
     @Option(help: "Each viewer compares one picture in this many with the scene's render (SSIM; 1 = every picture).")
     var compareEvery: Int = 30
 
-    func validate() throws {
-        guard Probe.Transport(rawValue: transport) != nil else {
-            throw ValidationError("--transport must be tcp or udp, got '\(transport)'")
-        }
-        do { try config().validate() } catch { throw ValidationError("\(error)") }
-    }
-
+    /// Every option, checked once (a bad one is a ValidationError with its rule).
     func config() throws -> SoakConfig {
-        guard let s = try parseSizeOption(size) else { throw ValidationError("--size is required") }
-        var c = SoakConfig(streams: streams, viewers: viewers, size: s, fps: fps, duration: duration,
-                           reportDirectory: report)
-        c.transport = Probe.Transport(rawValue: transport) ?? .tcp
+        var c = SoakConfig(streams: streams, viewers: viewers, size: try size.value() ?? PixelSize(width: 640, height: 360),
+                           fps: rate.fps ?? 30, duration: duration.duration ?? 60, reportDirectory: report)
+        c.transport = try transport.value()
         guard compareEvery >= 1 else { throw ValidationError("--compare-every must be 1 or more") }
         c.compareEvery = compareEvery
         c.av = av
+        do { try c.validate() } catch { throw ValidationError("\(error)") }
         return c
     }
 
     func run() throws {
-        let runner = SoakRunner(config: try config(), log: { printLog($0) })
+        let runner = SoakRunner(config: try checked(config), log: { printLog($0) })
         let stop = SignalFlag(SIGINT, SIGTERM)
         let result: SoakReport
         do { result = try runner.run(shouldStop: { stop.raised }) } catch { throw UserError("soak: \(error)") }
