@@ -48,10 +48,16 @@ let package = Package(
             name: "CKernels",
             cSettings: [.unsafeFlags(["-O2"])]
         ),
+        // The pure parts: scene model and widget schemas, layout, topology, timing, SDP, probe statistics. Builds and
+        // tests without GStreamer, Cairo or Pango (`swift test --filter CoreTests`).
+        .target(
+            name: "CompositorCore",
+            dependencies: [.product(name: "Yams", package: "Yams")]
+        ),
         .target(
             name: "Compositor",
             dependencies: [
-                "CGst", "CPango", "CRsvg", "CKernels", "CGio",
+                "CompositorCore", "CGst", "CPango", "CRsvg", "CKernels", "CGio",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -77,6 +83,10 @@ let package = Package(
         .target(
             name: "TestSupport",
             path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "CoreTests",
+            dependencies: ["CompositorCore", "TestSupport"]
         ),
         .testTarget(
             name: "UnitTests",

@@ -59,11 +59,11 @@ extension LiveSession {
 
     /// Changes widget properties; checked now, applied before the next frame.
     public func updateWidget(id: String, properties: [String: JSONValue]) throws(ControlError) {
-        let change = try WidgetUpdate.prepare(scene: options.scene, id: id, body: properties)
+        let prepared = try WidgetUpdate.prepare(scene: options.scene, id: id, body: properties)
         guard let loop else { throw .conflict("not running") }
-        loop.perform(change)
+        loop.perform(prepared.apply)
         // A new source for a video layer: its input starts over with it (the old picture stays until then).
-        if let source = try WidgetUpdate.videoSource(scene: options.scene, body: properties),
+        if let video = prepared.change as? VideoConfig.Change, let source = video.source,
            let input = videoInputs.first(where: { $0.id == id }) {
             input.change(to: source)
         }

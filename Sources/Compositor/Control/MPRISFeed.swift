@@ -36,7 +36,7 @@ public final class MPRISFeed: @unchecked Sendable {
     /// Nil when the scene has no now-playing card or no session bus is there.
     public static func start(session: LiveSession, player: String?, log: @escaping @Sendable (String) -> Void) -> MPRISFeed? {
         let ids = session.renderer.scene.widgets.compactMap { w -> String? in
-            if case .nowPlaying = w.kind { return w.id }
+            if w.config is NowPlayingConfig { return w.id }
             return nil
         }
         guard !ids.isEmpty else { return nil }

@@ -21,7 +21,7 @@ final class MusicCard: @unchecked Sendable {
         self.session = session
         self.log = log
         widgetIDs = session.renderer.scene.widgets.compactMap { w -> String? in
-            if case .nowPlaying = w.kind { return w.id }
+            if w.config is NowPlayingConfig { return w.id }
             return nil
         }
         folder = NSTemporaryDirectory() + "pipcompose-covers-\(UUID().uuidString)"

@@ -16,7 +16,7 @@ public final class TickerFeed: @unchecked Sendable {
         guard let spec = session.renderer.scene.widgets.first(where: { $0.id == widgetID }) else {
             throw .notFound("no widget '\(widgetID)' to feed; widgets: \(session.renderer.scene.widgets.map(\.id).joined(separator: ", "))")
         }
-        guard case .ticker = spec.kind else { throw .bad("widget '\(widgetID)' is not a ticker") }
+        guard spec.config is TickerConfig else { throw .bad("widget '\(widgetID)' is not a ticker") }
         self.session = session
         self.widgetID = widgetID
     }

@@ -1,8 +1,5 @@
 import CGst
 
-/// A time on GStreamer's clocks or in a stream, in nanoseconds (a `GstClockTime`).
-public typealias MediaTime = UInt64
-
 /// Owns one reference to a `GstBuffer`: an encoded frame, or a raw one on its way to the encoder. The reference
 /// goes with the last copy of this object, so a buffer is kept exactly as long as someone holds it.
 ///

@@ -1,21 +1,7 @@
 import CPango
 import Foundation
 
-/// How text looks: family, weight, style. The size is set per layout, in pixels, from the widget's box.
-public struct FontStyle: Equatable, Sendable {
-    public var family: String
-    public var bold: Bool
-    public var italic: Bool
-
-    public init(family: String = FontStyle.defaultFamily, bold: Bool = false, italic: Bool = false) {
-        self.family = family
-        self.bold = bold
-        self.italic = italic
-    }
-
-    /// Noto Sans first, with Noto CJK and emoji fonts reached through fontconfig's fallback.
-    public static let defaultFamily = "Noto Sans, Noto Sans CJK JP, DejaVu Sans"
-
+extension FontStyle {
     /// A Pango font description string, e.g. "Noto Sans, Bold Italic".
     var pangoDescription: String {
         var s = family

@@ -2,16 +2,6 @@ import CPango
 import CRsvg
 import Foundation
 
-/// How an image fills its box.
-public enum ImageFit: String, Sendable, CaseIterable {
-    /// Whole image visible, letterboxed.
-    case fit
-    /// Box covered, image cropped.
-    case fill
-    /// Natural size (scaled down only when larger than the box), centered.
-    case center
-}
-
 /// Why an image could not be used, with the file named.
 public struct ImageError: Error, CustomStringConvertible {
     public let path: String

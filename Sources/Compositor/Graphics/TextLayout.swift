@@ -4,7 +4,7 @@ import Foundation
 /// Owns one `PangoLayout`: a run of text shaped with a font at a pixel size, optionally wrapped and
 /// ellipsized to a width. Pango does the shaping, bidi (Arabic, Hebrew) and font fallback (CJK, emoji).
 public final class TextLayout {
-    public enum Alignment: Sendable { case leading, center, trailing }
+    public typealias Alignment = TextAlignment
 
     let pointer: OpaquePointer
     public let text: String

@@ -2,17 +2,7 @@ import Foundation
 
 /// A clock label: the time in a pattern and an IANA timezone, with an optional date line under it.
 public final class ClockWidget: WidgetBase, Widget {
-    public struct Config: Equatable, Sendable {
-        /// ICU date pattern, e.g. "HH:mm:ss" or "h:mm a".
-        public var format = "HH:mm:ss"
-        /// IANA zone name, e.g. "Asia/Tokyo"; nil is the machine's zone.
-        public var timezone: String? = nil
-        /// ICU pattern of a second line, e.g. "EEEE d MMMM"; nil for none.
-        public var dateFormat: String? = nil
-        /// Locale for month and day names, e.g. "ja_JP".
-        public var locale = "en_US_POSIX"
-        public init() {}
-    }
+    public typealias Config = ClockConfig
 
     public private(set) var config: Config
     private let timeFormatter = DateFormatter()
@@ -177,5 +167,18 @@ public final class ClockWidget: WidgetBase, Widget {
     public func appearance(at time: FrameTime) -> Appearance {
         let (timeLine, dateLine) = texts(at: time.wall)
         return Appearance(Int64(version), text: timeLine, detail: dateLine ?? "")
+    }
+}
+
+extension ClockWidget {
+    /// A live update, checked by `ClockConfig.change`, on the render thread.
+    public func apply(_ change: any WidgetChange, at media: Double) {
+        if let c = change as? ClockConfig.Change { setTimezone(c.timezone) }
+    }
+}
+
+extension ClockConfig: WidgetMaking {
+    public func make(id: String, style: Style, warn: @escaping (String) -> Void) -> any Widget {
+        ClockWidget(id: id, style: style, config: self)
     }
 }

@@ -1,10 +1,6 @@
 /// An image (PNG, JPEG, SVG) fitted, filled or centered in its box; a placeholder when it cannot be loaded.
 public final class ImageWidget: WidgetBase, Widget {
-    public struct Config: Equatable, Sendable {
-        public var source = ""
-        public var fit = ImageFit.fit
-        public init() {}
-    }
+    public typealias Config = ImageConfig
 
     public private(set) var config: Config
     private var picture: Picture?
@@ -45,4 +41,17 @@ public final class ImageWidget: WidgetBase, Widget {
     }
 
     public func appearance(at time: FrameTime) -> Appearance { Appearance(Int64(version)) }
+}
+
+extension ImageWidget {
+    /// A live update, checked by `ImageConfig.change`, on the render thread.
+    public func apply(_ change: any WidgetChange, at media: Double) {
+        if let c = change as? ImageConfig.Change { setSource(c.source) }
+    }
+}
+
+extension ImageConfig: WidgetMaking {
+    public func make(id: String, style: Style, warn: @escaping (String) -> Void) -> any Widget {
+        ImageWidget(id: id, style: style, config: self, warn: warn)
+    }
 }

@@ -6,18 +6,7 @@ import Foundation
 /// It re-lays by size: landscape puts artwork left of the text, portrait puts it on top; as the box shrinks
 /// the artwork goes first, then the album line, then the artist line, then the progress row.
 public final class NowPlayingWidget: WidgetBase, Widget {
-    public struct Config: Equatable, Sendable {
-        public var title = ""
-        public var artist = ""
-        public var album = ""
-        public var artwork: String? = nil
-        /// Track length in seconds; 0 when unknown (no progress bar).
-        public var duration = 0.0
-        /// Position in seconds at scene time `anchor`.
-        public var position = 0.0
-        public var playing = true
-        public init() {}
-    }
+    public typealias Config = NowPlayingConfig
 
     enum Line: Hashable { case title, artist, album, progress }
 
@@ -324,5 +313,19 @@ public final class NowPlayingWidget: WidgetBase, Widget {
         let playing: Int64 = config.playing && !time.paused ? 1 : 0
         return Appearance(Int64(max(0, pos).rounded(.down)), Int64(remainingSeconds(pos)),
                           Int64(barPixels), Int64(version) * 2 + playing)
+    }
+}
+
+extension NowPlayingWidget {
+    /// A live update, checked by `NowPlayingConfig.change`, on the render thread.
+    public func apply(_ change: any WidgetChange, at media: Double) {
+        guard let c = change as? NowPlayingConfig.Change else { return }
+        update(config.applying(c, positionNow: position(at: media)), at: media)
+    }
+}
+
+extension NowPlayingConfig: WidgetMaking {
+    public func make(id: String, style: Style, warn: @escaping (String) -> Void) -> any Widget {
+        NowPlayingWidget(id: id, style: style, config: self, warn: warn)
     }
 }

@@ -1,13 +1,7 @@
 /// A styled label: wraps to its box, ellipsizes what does not fit, sizes its type to the box unless the
 /// style fixes it. `{viewers}` in the text shows the live RTSP viewer count.
 public final class TextWidget: WidgetBase, Widget {
-    public struct Config: Equatable, Sendable {
-        public var text = ""
-        public var alignment = TextLayout.Alignment.leading
-        /// At most this many lines; nil for as many as fit.
-        public var maxLines: Int? = nil
-        public init() {}
-    }
+    public typealias Config = TextConfig
 
     public private(set) var config: Config {
         didSet { showsViewers = config.text.contains("{viewers}"); filled = nil }
@@ -106,4 +100,17 @@ public final class TextWidget: WidgetBase, Widget {
     }
 
     public func appearance(at time: FrameTime) -> Appearance { Appearance(Int64(version), text: resolved(at: time)) }
+}
+
+extension TextWidget {
+    /// A live update, checked by `TextConfig.change`, on the render thread.
+    public func apply(_ change: any WidgetChange, at media: Double) {
+        if let c = change as? TextConfig.Change { setText(c.text) }
+    }
+}
+
+extension TextConfig: WidgetMaking {
+    public func make(id: String, style: Style, warn: @escaping (String) -> Void) -> any Widget {
+        TextWidget(id: id, style: style, config: self)
+    }
 }

@@ -6,13 +6,7 @@ import Foundation
 /// each a loop of one item list repeated. Replacing the items at time t ends the current loop after the copy
 /// that is showing and starts the new list right behind it, so what is on screen never jumps.
 public final class TickerWidget: WidgetBase, Widget {
-    public struct Config: Equatable, Sendable {
-        public var items: [String] = []
-        public var separator = "   •   "
-        /// Pixels per second in a picture whose short side is 720; scales with the picture.
-        public var speed = 120.0
-        public init() {}
-    }
+    public typealias Config = TickerConfig
 
     private struct Segment {
         var items: [String]
@@ -252,5 +246,18 @@ public final class TickerWidget: WidgetBase, Widget {
     public func appearance(at time: FrameTime) -> Appearance {
         // Quarter-pixel steps: a moving ticker changes every frame, a paused one never.
         Appearance(Int64((distance(at: time.media) * 4).rounded()), Int64(version))
+    }
+}
+
+extension TickerWidget {
+    /// A live update, checked by `TickerConfig.change`, on the render thread.
+    public func apply(_ change: any WidgetChange, at media: Double) {
+        if let c = change as? TickerConfig.Change { replaceItems(c.items, at: media) }
+    }
+}
+
+extension TickerConfig: WidgetMaking {
+    public func make(id: String, style: Style, warn: @escaping (String) -> Void) -> any Widget {
+        TickerWidget(id: id, style: style, config: self)
     }
 }

@@ -62,3 +62,9 @@ public final class TimecodeWidget: WidgetBase, Widget {
         Appearance(time.frame, Int64((time.wall.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 }
+
+extension TimecodeConfig: WidgetMaking {
+    public func make(id: String, style: Style, warn: @escaping (String) -> Void) -> any Widget {
+        TimecodeWidget(id: id, style: style)
+    }
+}

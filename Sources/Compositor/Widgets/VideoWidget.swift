@@ -8,18 +8,7 @@ import Foundation
 /// Its appearance changes exactly when a new input frame arrived (or the signal came or went), so an idle input
 /// costs nothing. It counts input frames shown, frames shown again, and frames it never showed.
 public final class VideoWidget: WidgetBase, Widget {
-    public struct Config: Equatable, Sendable {
-        public var source: VideoSource = .test(pattern: "smpte")
-        /// `fit` letterboxes the whole picture into the box, `fill` covers the box (cropped), `center` keeps the
-        /// input's own size, centered and clipped to the box. The first two scale in GStreamer, `center` does not.
-        public var fit = ImageFit.fit
-        /// A file starts again at its end.
-        public var loop = true
-        public var opacity = 1.0
-        /// A picture (PNG, JPEG, SVG) shown instead of "no signal" while the input has no picture.
-        public var fallback: String?
-        public init() {}
-    }
+    public typealias Config = VideoConfig
 
     public private(set) var config: Config
     private var fallback: Picture?
@@ -184,5 +173,18 @@ public final class VideoWidget: WidgetBase, Widget {
         current = slot.showing()
         signal = slot.hasSignal
         return Appearance(Int64(version), Int64(current?.sequence ?? 0), signal ? 1 : 0)
+    }
+}
+
+extension VideoWidget {
+    /// A live update, checked by `VideoConfig.change`, on the render thread.
+    public func apply(_ change: any WidgetChange, at media: Double) {
+        if let c = change as? VideoConfig.Change { update(source: c.source, opacity: c.opacity) }
+    }
+}
+
+extension VideoConfig: WidgetMaking {
+    public func make(id: String, style: Style, warn: @escaping (String) -> Void) -> any Widget {
+        VideoWidget(id: id, style: style, config: self, warn: warn)
     }
 }

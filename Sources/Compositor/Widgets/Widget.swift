@@ -29,12 +29,22 @@ public protocol Widget: AnyObject {
     /// plain band); nil when the region is anything else. The renderer may then write them into the frame's I420
     /// without drawing them (DirectRegion).
     func directPieces(for region: Rect, at time: FrameTime) -> [DirectPiece]?
+    /// A live update of its properties (`PATCH /v1/widgets/ID`), checked by its configuration's schema; applied on
+    /// the render thread at scene time `media`.
+    func apply(_ change: any WidgetChange, at media: Double)
 }
 
 extension Widget {
     public func changedRegions(from old: Appearance, to new: Appearance) -> [Rect]? { nil }
     public func paintsOpaquely(_ region: Rect, at time: FrameTime) -> Bool { false }
     public func directPieces(for region: Rect, at time: FrameTime) -> [DirectPiece]? { nil }
+    public func apply(_ change: any WidgetChange, at media: Double) {}
+}
+
+/// How a widget type's configuration becomes the widget that draws it: each widget's file conforms its
+/// configuration (the schema, in CompositorCore) to this.
+public protocol WidgetMaking: WidgetConfig {
+    func make(id: String, style: Style, warn: @escaping (String) -> Void) -> any Widget
 }
 
 /// What all widgets share: the id, the style, the box, the panel behind the content and the padding.

@@ -1,14 +1,9 @@
-/// Builds the widget for a scene entry.
+/// Builds the widget for a scene entry, through its configuration (`WidgetMaking`, in each widget's file).
 public enum WidgetFactory {
     public static func make(_ spec: Scene.WidgetSpec, warn: @escaping (String) -> Void) -> any Widget {
-        switch spec.kind {
-        case .clock(let c): return ClockWidget(id: spec.id, style: spec.style, config: c)
-        case .ticker(let c): return TickerWidget(id: spec.id, style: spec.style, config: c)
-        case .nowPlaying(let c): return NowPlayingWidget(id: spec.id, style: spec.style, config: c, warn: warn)
-        case .image(let c): return ImageWidget(id: spec.id, style: spec.style, config: c, warn: warn)
-        case .text(let c): return TextWidget(id: spec.id, style: spec.style, config: c)
-        case .timecode: return TimecodeWidget(id: spec.id, style: spec.style)
-        case .video(let c): return VideoWidget(id: spec.id, style: spec.style, config: c, warn: warn)
+        guard let maker = spec.config as? any WidgetMaking else {
+            preconditionFailure("widget type '\(spec.type)' has a schema but no widget: conform its configuration to WidgetMaking")
         }
+        return maker.make(id: spec.id, style: spec.style, warn: warn)
     }
 }

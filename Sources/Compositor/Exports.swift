@@ -1,0 +1,2 @@
+// The pure parts live in CompositorCore; whoever uses Compositor sees them too.
+@_exported import CompositorCore

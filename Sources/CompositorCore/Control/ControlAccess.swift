@@ -1,0 +1,178 @@
+import Foundation
+
+/// Who may use the control API, decided for each request before any route runs: the same rules for every surface
+/// (the JSON API, the page, WHEP, the event stream, frame.png, metrics).
+///
+/// A browser is the client to distrust: any page the user opens can send "simple" requests to loopback (no
+/// preflight), and a page whose name an attacker rebinds to 127.0.0.1 can read the answers. Hence, in order:
+/// the `Host` must name this machine (DNS rebinding), a cross-origin request must come from an allowed origin
+/// (`Origin`, and `Sec-Fetch-Site` for the requests that carry no `Origin`: images, no-cors GETs), the bearer
+/// token must match (other accounts, other machines), and a JSON body must say so (`Content-Type`), so that no
+/// simple request changes anything.
+public struct ControlAccess: Sendable {
+    /// The bearer token every request needs; nil only on loopback, by the user's choice (`--no-control-token`).
+    public var token: String?
+    /// Host names (without port) a request's `Host` may carry besides the loopback names.
+    public var hosts: Set<String>
+    /// Origins (`scheme://host[:port]`) of pages elsewhere allowed to call the API (CORS), besides its own.
+    public var origins: Set<String>
+    /// `/metrics` answers without the token (Prometheus scrapes without one by convention).
+    public var metricsOpen = false
+
+    public init(token: String?, hosts: Set<String> = [], origins: Set<String> = [], metricsOpen: Bool = false) {
+        self.token = token
+        self.hosts = Set(hosts.map { Self.normalHost($0) })
+        self.origins = Set(origins.map { $0.lowercased() })
+        self.metricsOpen = metricsOpen
+    }
+
+    /// The names a request to a server listening on `listenHost` may use: loopback, the address it listens on,
+    /// and on a wildcard address the machine's own addresses and name. `extra` are the user's `--allow-host`.
+    public static func hosts(listeningOn listenHost: String, extra: [String]) -> Set<String> {
+        var names: Set<String> = ["localhost", "127.0.0.1", "::1"]
+        switch listenHost {
+        case "0.0.0.0", "::", "":
+            names.formUnion(LocalAddresses.ipv4Interfaces())
+            var buffer = [CChar](repeating: 0, count: 256)
+            if gethostname(&buffer, buffer.count) == 0 { names.insert(String(cString: buffer)) }
+        default:
+            names.insert(listenHost)
+        }
+        return Set((names.union(extra)).map { normalHost($0) })
+    }
+
+    /// A refusal: the HTTP status and a message that says what to do.
+    public struct Refusal: Error, Equatable, CustomStringConvertible {
+        public let status: Int
+        public let message: String
+        public var description: String { "\(status): \(message)" }
+    }
+
+    /// What the checks read of a request.
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
+        /// The `Host` header (HTTP/1.1) or `:authority` (HTTP/2), with its port.
+        public var host: String?
+        public var header: @Sendable (String) -> String?
+        /// `?token=` (a page and its event stream cannot set headers when a browser opens them).
+        public var queryToken: String?
+
+        public init(method: String, path: String, host: String?, queryToken: String?,
+                    header: @escaping @Sendable (String) -> String?) {
+            self.method = method.uppercased()
+            self.path = path
+            self.host = host
+            self.queryToken = queryToken
+            self.header = header
+        }
+    }
+
+    /// What to do with a request: refuse it, answer a CORS preflight, or let it through.
+    public enum Decision: Equatable {
+        case refuse(Refusal)
+        /// An `OPTIONS` preflight from an allowed origin: answer 204 with the CORS headers, nothing else runs.
+        case preflight
+        case pass
+    }
+
+    public func decide(_ r: Request) -> Decision {
+        // DNS rebinding: a page at evil.example whose name now resolves to 127.0.0.1 sends `Host: evil.example`.
+        guard let host = r.host, !host.isEmpty else {
+            return .refuse(Refusal(status: 400, message: "a Host header is required"))
+        }
+        let name = Self.normalHost(Self.hostName(host))
+        guard Self.isLoopback(name) || hosts.contains(name) else {
+            return .refuse(Refusal(status: 403, message: "Host '\(host)' is not this machine: the control API answers "
+                                   + "requests to loopback and to the address it listens on; to reach it by "
+                                   + "another name, start it with --allow-host \(name)"))
+        }
+        if let origin = r.header("origin"), !isAllowed(origin: origin, host: host) {
+            return .refuse(Refusal(status: 403, message: "requests from pages at '\(origin)' are refused: only the "
+                                   + "API's own page may call it; to let another page call it, start it with "
+                                   + "--allow-origin \(origin)"))
+        }
+        // Requests a browser sends without `Origin` (an <img>, a no-cors GET) still say where they come from.
+        if r.header("origin") == nil, let site = r.header("sec-fetch-site")?.lowercased(),
+           site == "cross-site" || site == "same-site", !isTopLevelNavigation(r) {
+            return .refuse(Refusal(status: 403, message: "requests from other sites' pages are refused"))
+        }
+        if r.method == "OPTIONS" { return .preflight }
+        if let token, !(metricsOpen && r.path == "/metrics") {
+            let given = r.header("authorization").flatMap(Self.bearer) ?? r.queryToken
+            guard let given, Self.same(given, token) else {
+                return .refuse(Refusal(status: 401, message: "missing or wrong token: send Authorization: Bearer TOKEN "
+                                       + "(pipcompose ctl finds it for the user who started run; a browser opens the "
+                                       + "page URL that run printed, with ?token=…; `pipcompose ctl page` prints it)"))
+            }
+        }
+        if ["POST", "PUT", "PATCH"].contains(r.method), !r.path.hasPrefix("/v1/whep") {
+            let type = (r.header("content-type") ?? "").lowercased()
+            guard type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/json" else {
+                return .refuse(Refusal(status: 415, message: "send the body as JSON with Content-Type: "
+                                       + "application/json (got '\(type)'), even when it is empty"))
+            }
+        }
+        return .pass
+    }
+
+    /// The page's own origin (the `Host` it was loaded from), or one given with `--allow-origin`.
+    public func isAllowed(origin: String, host: String) -> Bool {
+        let o = origin.lowercased()
+        return o == "http://" + host.lowercased() || origins.contains(o)
+    }
+
+    /// Whether the response to a request from `origin` carries CORS headers: only for `--allow-origin` pages (the
+    /// API's own page needs none).
+    public func corsOrigin(_ origin: String?) -> String? {
+        guard let origin, origins.contains(origin.lowercased()) else { return nil }
+        return origin
+    }
+
+    /// A user following a link to the page (or a status URL) from elsewhere: the browser shows the answer to the
+    /// user, the linking page cannot read it, and without the token in the link nothing more is served.
+    private func isTopLevelNavigation(_ r: Request) -> Bool {
+        r.method == "GET" && r.header("sec-fetch-mode")?.lowercased() == "navigate"
+            && !["object", "embed", "iframe", "frame"].contains(r.header("sec-fetch-dest")?.lowercased() ?? "")
+    }
+
+    /// `Bearer TOKEN` → TOKEN.
+    static func bearer(_ value: String) -> String? {
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Compares in time that does not depend on where the strings first differ.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var diff = UInt8(x.count == y.count ? 0 : 1)
+        for i in 0..<y.count { diff |= (i < x.count ? x[i] : 0) ^ y[i] }
+        return diff == 0
+    }
+
+    /// `[::1]:8555` → `::1`, `127.0.0.1:8555` → `127.0.0.1`, `Name.` → `name`.
+    static func hostName(_ hostPort: String) -> String {
+        if hostPort.hasPrefix("["), let close = hostPort.firstIndex(of: "]") {
+            return String(hostPort[hostPort.index(after: hostPort.startIndex)..<close])
+        }
+        if hostPort.filter({ $0 == ":" }).count == 1, let colon = hostPort.firstIndex(of: ":") {
+            return String(hostPort[..<colon])
+        }
+        return hostPort
+    }
+
+    public static func normalHost(_ name: String) -> String {
+        var n = name.lowercased()
+        if n.hasPrefix("[") && n.hasSuffix("]") { n = String(n.dropFirst().dropLast()) }
+        while n.hasSuffix(".") { n.removeLast() }
+        return n
+    }
+
+    /// `localhost`, `::1` and all of 127.0.0.0/8.
+    public static func isLoopback(_ name: String) -> Bool {
+        if name == "localhost" || name == "::1" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+}
