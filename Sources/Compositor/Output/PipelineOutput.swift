@@ -355,10 +355,10 @@ public final class PipelineOutput: @unchecked Sendable {
         let p = taken.pipeline
         onEvent?("outputFailed", ["output": id, "reason": e.description])
         // A file the failure cut in the middle of a write (a full disk) is mended to end on its last whole frame.
-        let mend: (@Sendable (String) -> FragmentMend.Outcome?)? = switch spec {
-        case .record(_, .mp4, _): FragmentMend.mend
-        case .record(_, .mkv, _): MatroskaMend.mend
-        case .record(_, .ts, _): TransportStreamMend.mend
+        let container: RecordingMend.Container? = switch spec {
+        case .record(_, .mp4, _): .mp4
+        case .record(_, .mkv, _): .matroska
+        case .record(_, .ts, _): .transportStream
         default: nil
         }
         let path = location
@@ -367,9 +367,9 @@ public final class PipelineOutput: @unchecked Sendable {
         teardown.enter()
         DispatchQueue.global().async { [teardown, log, id] in
             p?.stop(drain: false)
-            if let mend, let path, let mended = mend(path), mended.bytesCut > 0 {
-                log("\(id): the failure stopped a write part way; mended to end on its last whole frame "
-                    + "(\(mended.bytesCut) bytes cut)")
+            if let container, let path, let mended = container.mend(path), mended.changed {
+                log("\(id): the failure stopped a write part way; mended to end on its last whole frame: "
+                    + mended.changes(in: container))
             }
             teardown.leave()
         }
