@@ -9,9 +9,10 @@ struct MendCommand: ParsableCommand {
         discussion: """
             pipcompose mends a recording itself when a full disk stops it. Use this for a file cut short any other \
             way: it must be an MP4 (fragmented, as pipcompose records), Matroska or MPEG-TS file, told by its first \
-            bytes. A whole MP4 or Matroska file is left as it is. An MPEG-TS frame over 64 KB does not say where it \
-            ends, so when it is the file's last frame it is cut even if whole. A file a running pipcompose is still \
-            recording is refused.
+            bytes. Each file's line says what was changed: the frames kept and dropped, the bytes rewritten in place \
+            and the bytes cut; a whole MP4 or Matroska file is left as it is. An MPEG-TS frame over 64 KB does not \
+            say where it ends, so when it is the file's last frame it is cut even if whole. A file a running \
+            pipcompose is still recording is refused.
             """
     )
 
@@ -23,11 +24,11 @@ struct MendCommand: ParsableCommand {
         for path in files {
             do {
                 let r = try RecordingMend.mend(path)
-                if r.bytesCut == 0 {
-                    print("\(path): \(r.container.rawValue), whole; nothing cut")
+                // "Whole" only for a file left untouched: a mend that only rewrote header fields changed it too.
+                if r.changed {
+                    print("\(path): \(r.container.rawValue), mended to end on its last whole frame: \(r.changes)")
                 } else {
-                    print("\(path): \(r.container.rawValue), mended to end on its last whole frame "
-                          + "(\(r.bytesCut) bytes cut, \(r.framesDropped) frames dropped)")
+                    print("\(path): \(r.container.rawValue), whole; nothing changed")
                 }
             } catch {
                 FileHandle.standardError.write(Data("error: \(error)\n".utf8))

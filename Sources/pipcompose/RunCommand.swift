@@ -9,7 +9,8 @@ struct RunCommand: ParsableCommand {
         discussion: """
         With no output options, serves RTSP at rtsp://127.0.0.1:8554/pip. Type `resize WxH` (or just WxH) and
         Enter on standard input to change the render size while running; `status` prints the counters.
-        Ctrl-C or SIGTERM finalizes every file and exits 0.
+        Ctrl-C or SIGTERM finalizes every file and exits 0, also when an output failed (it says so, and is not
+        waited for); 1 when an output did not finish within 10 s.
         """
     )
 

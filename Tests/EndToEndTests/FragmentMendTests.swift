@@ -134,7 +134,7 @@ extension EndToEnd {
             let r = try pipcompose(["mend", cutMP4, mp4, text, cutMKV, missing])
             #expect(r.status != 0)
             #expect(r.stdout.contains("\(cutMP4): MP4, mended to end on its last whole frame"), "\(r.stdout)")
-            #expect(r.stdout.contains("\(mp4): MP4, whole; nothing cut"), "\(r.stdout)")
+            #expect(r.stdout.contains("\(mp4): MP4, whole; nothing changed"), "\(r.stdout)")
             #expect(r.stdout.contains("\(cutMKV): Matroska, mended"), "\(r.stdout)")
             #expect(r.stderr.contains("\(text): not an MP4, Matroska or MPEG-TS recording"), "\(r.stderr)")
             #expect(r.stderr.contains("\(missing): cannot open it"), "\(r.stderr)")
@@ -148,7 +148,41 @@ extension EndToEnd {
             }
             let again = try pipcompose(["mend", cutMP4, cutMKV])
             #expect(again.status == 0, "\(again.stderr)")
-            #expect(again.stdout.contains("\(cutMKV): Matroska, whole; nothing cut"), "\(again.stdout)")
+            #expect(again.stdout.contains("\(cutMKV): Matroska, whole; nothing changed"), "\(again.stdout)")
+        }
+
+        /// A file cut right after a frame inside a fragment, as `kill -9` leaves one (filesink writes whole buffers),
+        /// loses no byte to mending, but its last moof lists frames that were never written and its mdat claims their
+        /// bytes: those fields are rewritten in place. `pipcompose mend` must report that change with the bytes it
+        /// rewrote (which the file's own bytes, before and after, count), not call the file whole; a whole file is
+        /// reported whole and left untouched, and so is the mended file when mended again.
+        @Test func aMendThatOnlyRewritesHeaderFieldsSaysWhatItChanged() throws {
+            let dir = try TempDir()
+            let (whole, data) = try recordWithSound(dir, "mp4", size: "320x180", seconds: 3)
+            let video = try packets(whole, "v:0"), audio = try packets(whole, "a:0")
+            let starts = Set((video + audio).map(\.pos))
+            // A frame past the first fragments that the next frame follows in the same mdat.
+            let frame = try #require(video.dropFirst(video.count / 2).first { starts.contains($0.pos + $0.size) })
+            let cut = dir.file("cut.mp4"), at = frame.pos + frame.size
+            let before = data.prefix(at)
+            try before.write(to: URL(fileURLWithPath: cut))
+            let r = try pipcompose(["mend", cut, whole])
+            #expect(r.status == 0, "\(r.stderr)")
+            let after = try Data(contentsOf: URL(fileURLWithPath: cut))
+            #expect(after.count == before.count)
+            let rewritten = zip(before, after).filter { $0 != $1 }.count
+            #expect(rewritten > 0)
+            #expect(r.stdout.contains("\(cut): MP4, mended to end on its last whole frame: the last fragment keeps "),
+                    "\(r.stdout)")
+            #expect(r.stdout.contains(" dropped); \(rewritten) bytes rewritten in place, 0 bytes cut"), "\(r.stdout)")
+            #expect(r.stdout.contains("\(whole): MP4, whole; nothing changed"), "\(r.stdout)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: whole)) == data)
+            let decode = try tool(["ffmpeg", "-v", "error", "-i", cut, "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.err.isEmpty, "\(decode.err)")
+            #expect(try decodedFrames(cut) == video.filter { $0.pos + $0.size <= at }.count)
+            let again = try pipcompose(["mend", cut])
+            #expect(again.stdout.contains("\(cut): MP4, whole; nothing changed"), "\(again.stdout)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: cut)) == after)
         }
 
         /// `pipcompose mend` refuses a file a running pipcompose is still recording (it would cut it under its
@@ -230,17 +264,24 @@ extension EndToEnd {
             let (whole, data) = try recordWithSound(dir, ext, size: size, seconds: 3)
             let video = try packets(whole, "v:0"), audio = try packets(whole, "a:0")
             try #require(video.count == 90 && audio.count > 100, "\(video.count) video, \(audio.count) audio packets")
-            if wholeStaysWhole { #expect(mend(whole) == FragmentMend.Outcome(bytesCut: 0, samplesDropped: 0)) }
+            if wholeStaysWhole { #expect(mend(whole) == .whole) }
             for cut in try cuts(video, audio, data) {
                 let path = dir.file("cut-\(cut.at).\(ext)")
-                try data.prefix(cut.at).write(to: URL(fileURLWithPath: path))
+                let before = data.prefix(cut.at)
+                try before.write(to: URL(fileURLWithPath: path))
                 let outcome = try #require(mend(path), "cut at \(cut.at)")
+                // The outcome says what changed: the bytes cut, and the bytes that differ in what is left.
+                let after = try Data(contentsOf: URL(fileURLWithPath: path))
+                #expect(UInt64(before.count - after.count) == outcome.bytesCut, "cut at \(cut.at): \(outcome)")
+                #expect(zip(before, after).filter { $0 != $1 }.count == outcome.bytesRewritten,
+                        "cut at \(cut.at): \(outcome)")
+                #expect(outcome.changed == (after != before), "cut at \(cut.at): \(outcome)")
                 #expect(try decodedFrames(path) == cut.video, "cut at \(cut.at): \(outcome)")
                 #expect(try packets(path, "a:0").count == cut.audio, "cut at \(cut.at): \(outcome)")
                 let decode = try tool(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"])
                 #expect(decode.status == 0 && decode.err.isEmpty, "cut at \(cut.at): \(decode.err)")
                 // Mended once, it is whole.
-                if wholeStaysWhole { #expect(mend(path)?.bytesCut == 0, "cut at \(cut.at)") }
+                if wholeStaysWhole { #expect(mend(path) == .whole, "cut at \(cut.at)") }
             }
         }
 

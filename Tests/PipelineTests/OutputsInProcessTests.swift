@@ -58,7 +58,7 @@ import TestSupport
         try feed([live], producer: producer, renderer: renderer, frames: 0..<60)
         #expect(live.finish())
         out.sourceEnded(live)
-        #expect(out.finish())
+        #expect(out.finish() == .finalized)
         #expect(live.encodedFrames == 60)
         #expect(out.delivered == 60 && out.dropped == 0)
         #expect(try probe(file) == "h264,320,180,60")
@@ -77,7 +77,7 @@ import TestSupport
         #expect(live.finish())
         out.sourceEnded(live)
         #expect(out.delivered == 60)
-        #expect(out.finish())
+        #expect(out.finish() == .finalized)
         #expect(out.delivered == 62 && out.dropped == 0)
         #expect(try probe(file) == "h264,320,180,62")
     }
@@ -106,7 +106,7 @@ import TestSupport
         #expect(fixed.finish() && live.finish())
         out.sourceEnded(fixed)
         out.sourceEnded(live)
-        #expect(out.finish())
+        #expect(out.finish() == .finalized)
         #expect(try probe(file) == "h264,320,180,60")
     }
 

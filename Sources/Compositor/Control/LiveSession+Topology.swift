@@ -145,8 +145,9 @@ extension LiveSession {
         events.publish("willStop", ["output": id])
         let events = self.events
         DispatchQueue.global().async {
-            let ok = out.finish()
-            events.publish("didStop", ["output": id, "finalized": ok ? "true" : "false"])
+            // As before: only running out of time is reported (an output that failed has said so in outputFailed).
+            let ended = out.finish()
+            events.publish("didStop", ["output": id, "finalized": ended == .timedOut ? "false" : "true"])
         }
         for e in retiring { retire(e) }
     }

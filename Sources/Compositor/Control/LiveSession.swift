@@ -321,7 +321,7 @@ public final class LiveSession: @unchecked Sendable {
     public func waitUntilFinished() { loop?.waitUntilFinished() }
 
     /// Stops the frame loop, drains the encoders, finalizes every output. Returns false if some output did
-    /// not finish in time.
+    /// not finish in time (one that failed, even while finishing, was closed with its message and does not count).
     @discardableResult
     public func stop() -> Bool {
         lock.withLock { dropWatch?.cancel(); dropWatch = nil }
@@ -354,11 +354,14 @@ public final class LiveSession: @unchecked Sendable {
         // Every encoder is drained: frames an output held for a switch that will not complete go out now.
         for out in outs { for e in encoders { out.sourceEnded(e) } }
         for out in outs {
-            // Files must be finalized; a push only says goodbye to its server, which may be slow or gone.
+            // Files must be finalized; a push only says goodbye to its server, which may be slow or gone. An output
+            // that fails now has said so and is closed at once: only one that runs out of time fails the run.
             if case .push = out.spec {
-                if !out.finish(timeout: 3) { log("\(out.id): the server did not acknowledge the end of stream") }
-            } else {
-                ok = out.finish() && ok
+                if out.finish(timeout: 3) == .timedOut {
+                    log("\(out.id): the server did not acknowledge the end of stream")
+                }
+            } else if out.finish() == .timedOut {
+                ok = false
             }
         }
         rtsp?.stop()

@@ -269,19 +269,36 @@ public final class Pipeline: @unchecked Sendable {
         }
     }
 
-    /// Waits until EOS reached the sinks, or an error, or the timeout. True when EOS was seen.
-    public func waitForEOS(timeout: TimeInterval) -> Bool {
+    /// How a wait for the end of stream ended.
+    public enum StreamEnd: Sendable {
+        /// EOS reached the sinks: a muxer has finalized its file.
+        case eos
+        /// The pipeline posted an error (before or during the wait): no EOS will come.
+        case error(GstError)
+        /// Neither came in time.
+        case timedOut
+    }
+
+    /// Waits until EOS reached the sinks, or an error, or the timeout. An error ends the wait at once, so a
+    /// caller can tell a pipeline that failed from one that is slow.
+    public func waitForEnd(timeout: TimeInterval) -> StreamEnd {
         let deadline = Date().addingTimeInterval(timeout)
         eosCondition.lock()
         defer { eosCondition.unlock() }
-        while !sawEOS {
-            lock.lock()
-            let failed = lastError != nil
-            lock.unlock()
-            if failed { return false }
-            if !eosCondition.wait(until: deadline) { return sawEOS }
+        while true {
+            if sawEOS { return .eos }
+            if let e = lock.withLock({ lastError }) { return .error(e) }
+            if !eosCondition.wait(until: deadline) {
+                if sawEOS { return .eos }
+                return lock.withLock { lastError }.map { .error($0) } ?? .timedOut
+            }
         }
-        return true
+    }
+
+    /// Waits until EOS reached the sinks, or an error, or the timeout. True when EOS was seen.
+    public func waitForEOS(timeout: TimeInterval) -> Bool {
+        if case .eos = waitForEnd(timeout: timeout) { return true }
+        return false
     }
 
     /// Sends EOS through the pipeline from its sources.

@@ -9,15 +9,26 @@ import Foundation
 /// written whole, its mdat ends after the last of them, and the file is one a muxer could have written: nothing
 /// written whole is lost.
 enum FragmentMend {
+    /// What a mend changed (shared by the menders of every container). A file cut exactly after a frame loses no
+    /// byte, yet its last fragment's moof (or cluster's size) still claims what was never written: that is rewritten
+    /// in place, and it is a change as much as a cut is.
     struct Outcome: Equatable {
         /// Bytes cut from the end of the file.
         var bytesCut: UInt64
         /// Frames (samples, of every track) the last fragment listed that were not written whole.
         var samplesDropped: Int
+        /// Bytes changed in place: a moof's sample counts and `free` box, an mdat's, cluster's or segment's size.
+        var bytesRewritten = 0
+        /// Frames the last fragment (or cluster) keeps, when the mender counted them.
+        var samplesKept: Int?
+
+        /// Nothing was touched: the file was whole.
+        static let whole = Outcome(bytesCut: 0, samplesDropped: 0)
+        var changed: Bool { bytesCut > 0 || bytesRewritten > 0 }
     }
 
     /// Mends the MP4 at `path` (see the type). Nil when the file cannot be read or written, or does not start as an
-    /// MP4 does (ftyp, then a whole moov): such a file is left as it is. An outcome of zero bytes: it was whole.
+    /// MP4 does (ftyp, then a whole moov): such a file is left as it is. `.whole`: it was whole, and was not touched.
     @discardableResult
     static func mend(_ path: String) -> Outcome? {
         RecordingMend.withFile(path) { fd, size in mend(File(fd: fd, size: size)) }
@@ -26,12 +37,13 @@ enum FragmentMend {
     private static func mend(_ file: File) -> Outcome? {
         let fd = file.fd
         guard let scan = file.scan() else { return nil }
-        guard scan.whole < file.size else { return Outcome(bytesCut: 0, samplesDropped: 0) }
+        guard scan.whole < file.size else { return .whole }
         // The last fragment's moof is whole and its mdat begun: keep the frames written whole.
         if let moof = scan.openFragment, let mdat = scan.openData,
            let mended = file.mendFragment(moofAt: moof.offset, length: moof.length, mdatAt: mdat) {
             guard ftruncate(fd, off_t(mended.end)) == 0 else { return nil }
-            return Outcome(bytesCut: file.size - mended.end, samplesDropped: mended.dropped)
+            return Outcome(bytesCut: file.size - mended.end, samplesDropped: mended.dropped,
+                           bytesRewritten: mended.rewritten, samplesKept: mended.kept)
         }
         // Otherwise the file ends on its last whole box.
         guard ftruncate(fd, off_t(scan.whole)) == 0 else { return nil }
@@ -56,8 +68,13 @@ enum FragmentMend {
             return pread(fd, &bytes, count, off_t(offset)) == count ? bytes : nil
         }
 
-        func write(_ bytes: [UInt8], at offset: UInt64) -> Bool {
-            pwrite(fd, bytes, bytes.count, off_t(offset)) == bytes.count
+        /// Writes `bytes` over the file's at `offset`; how many bytes differ from what was there (nothing is
+        /// written when none does), or nil when it cannot be read or written.
+        func rewrite(_ bytes: [UInt8], at offset: UInt64) -> Int? {
+            guard let old = read(bytes.count, at: offset) else { return nil }
+            let changed = zip(old, bytes).filter { $0 != $1 }.count
+            guard changed > 0 else { return 0 }
+            return pwrite(fd, bytes, bytes.count, off_t(offset)) == bytes.count ? changed : nil
         }
 
         /// The header of the box at `offset` in `bytes` (or in the file), whether or not the box is whole.
@@ -106,9 +123,11 @@ enum FragmentMend {
 
         /// Rewrites the fragment whose whole moof is at `moofAt` and whose mdat, cut short, begins at `mdatAt`: each
         /// track run lists only its leading frames that lie whole in the file, and the mdat ends after the last
-        /// frame kept. Returns where the file now ends and how many frames were dropped; nil when the fragment has
-        /// no whole frame or a layout this does not follow (the file is then cut before the fragment).
-        func mendFragment(moofAt moofOffset: UInt64, length: UInt64, mdatAt mdatOffset: UInt64) -> (end: UInt64, dropped: Int)? {
+        /// frame kept. Returns where the file now ends, how many frames were dropped and kept, and how many bytes the
+        /// moof and mdat header changed by; nil when the fragment has no whole frame or a layout this does not follow
+        /// (the file is then cut before the fragment).
+        func mendFragment(moofAt moofOffset: UInt64, length: UInt64,
+                          mdatAt mdatOffset: UInt64) -> (end: UInt64, dropped: Int, kept: Int, rewritten: Int)? {
             guard length <= 1 << 20, var moof = read(Int(length), at: moofOffset),
                   let mdatHead = read(Int(min(16, size - mdatOffset)), at: mdatOffset),
                   let mdat = File.box(in: mdatHead, at: 0, base: mdatOffset) else { return nil }
@@ -165,8 +184,10 @@ enum FragmentMend {
                 put32(&header, 0, UInt32(mdatLength))
             }
             header.replaceSubrange(4..<8, with: Array("mdat".utf8))
-            guard write(moof, at: moofOffset), write(header, at: mdatOffset) else { return nil }
-            return (end, dropped)
+            guard let inMoof = rewrite(moof, at: moofOffset), let inHeader = rewrite(header, at: mdatOffset) else {
+                return nil
+            }
+            return (end, dropped, kept, inMoof + inHeader)
         }
 
         /// A track run: the box's place in the moof, the size of each of its entries, where its first frame lies in

@@ -9,8 +9,9 @@ import Foundation
 /// the segment's sizes say so, and nothing written whole is lost.
 enum MatroskaMend {
     /// Mends the Matroska file at `path`. Nil when the file cannot be read or written, or does not start as a
-    /// recording does (EBML header, Segment, and its Tracks whole): such a file is left as it is. An outcome of zero
-    /// bytes: it was whole. `samplesDropped` is 1 when the cut went through a frame.
+    /// recording does (EBML header, Segment, and its Tracks whole): such a file is left as it is. `.whole`: it was
+    /// whole, and was not touched. `samplesDropped` is 1 when the cut went through a frame; `samplesKept` counts the
+    /// blocks of the last cluster.
     @discardableResult
     static func mend(_ path: String) -> FragmentMend.Outcome? {
         RecordingMend.withFile(path, mend)
@@ -23,7 +24,7 @@ enum MatroskaMend {
         var at = segment.dataStart
         var tracks = false
         var cut: UInt64?
-        var dropped = 0
+        var dropped = 0, blocks = 0
         var cluster: (element: Element, keptEnd: UInt64)?
         while at < size {
             // A header the write stopped in: the file ends before it.
@@ -34,6 +35,7 @@ enum MatroskaMend {
                 // The cluster the write stopped in keeps its whole frames.
                 guard tracks else { return nil }
                 dropped = walk.cutBlock ? 1 : 0
+                blocks = walk.blocks
                 if walk.kept > e.dataStart { cluster = (e, walk.kept) }
                 cut = walk.kept > e.dataStart ? walk.kept : at
                 break
@@ -43,16 +45,20 @@ enum MatroskaMend {
             at = end
         }
         guard tracks || cut == nil else { return nil }
-        guard let cut else { return FragmentMend.Outcome(bytesCut: 0, samplesDropped: 0) }
+        guard let cut else { return .whole }
         // The sizes that claimed what was never written: the last cluster's, and the segment's when it is known.
+        var rewritten = 0
         if let (c, kept) = cluster, c.sizeKnown {
-            guard reader.rewriteSize(of: c, to: kept - c.dataStart) else { return nil }
+            guard let changed = reader.rewriteSize(of: c, to: kept - c.dataStart) else { return nil }
+            rewritten += changed
         }
         if segment.sizeKnown {
-            guard reader.rewriteSize(of: segment, to: cut - segment.dataStart) else { return nil }
+            guard let changed = reader.rewriteSize(of: segment, to: cut - segment.dataStart) else { return nil }
+            rewritten += changed
         }
         guard ftruncate(fd, off_t(cut)) == 0 else { return nil }
-        return FragmentMend.Outcome(bytesCut: size - cut, samplesDropped: dropped)
+        return FragmentMend.Outcome(bytesCut: size - cut, samplesDropped: dropped, bytesRewritten: rewritten,
+                                    samplesKept: cluster == nil ? nil : blocks)
     }
 
     /// An element's header: its ID, where its size field is and how wide, and its data.
@@ -97,33 +103,40 @@ enum MatroskaMend {
         }
 
         /// A cluster's children, read to its end (its size, or for a cluster of unknown size the next top-level
-        /// element or the file's end): where its whole frames end (`kept`), where the walk stopped, whether the file
-        /// ends inside the cluster (`partial`), and whether that cut went through a frame.
-        func children(of cluster: Element) -> (kept: UInt64, stop: UInt64, partial: Bool, cutBlock: Bool) {
-            var at = cluster.dataStart, kept = cluster.dataStart
+        /// element or the file's end): where its whole frames end (`kept`) and how many they are, where the walk
+        /// stopped, whether the file ends inside the cluster (`partial`), and whether that cut went through a frame.
+        func children(of cluster: Element) -> (kept: UInt64, blocks: Int, stop: UInt64, partial: Bool, cutBlock: Bool) {
+            var at = cluster.dataStart, kept = cluster.dataStart, blocks = 0
             let limit = min(cluster.end ?? size, size)
             while at < limit {
-                guard let c = element(at: at) else { return (kept, at, true, false) }
+                guard let c = element(at: at) else { return (kept, blocks, at, true, false) }
                 // In a cluster of unknown size, a top-level element (a 4-byte ID) is the next one.
-                if !cluster.sizeKnown && c.id >= 0x1000_0000 { return (kept, at, false, false) }
+                if !cluster.sizeKnown && c.id >= 0x1000_0000 { return (kept, blocks, at, false, false) }
                 // SimpleBlock, BlockGroup, EncryptedBlock: a frame.
                 let block = c.id == 0xA3 || c.id == 0xA0 || c.id == 0xAF
-                guard let end = c.end, end <= limit else { return (kept, at, true, block) }
+                guard let end = c.end, end <= limit else { return (kept, blocks, at, true, block) }
                 at = end
-                if block { kept = end }
+                if block {
+                    kept = end
+                    blocks += 1
+                }
             }
-            return (kept, at, (cluster.end ?? size) > size, false)
+            return (kept, blocks, at, (cluster.end ?? size) > size, false)
         }
 
-        /// Writes `value` into `e`'s size field, keeping its width.
-        func rewriteSize(of e: Element, to value: UInt64) -> Bool {
+        /// Writes `value` into `e`'s size field, keeping its width. Returns how many of its bytes changed (none is
+        /// written when none does), or nil when it cannot be read or written, or the value does not fit.
+        func rewriteSize(of e: Element, to value: UInt64) -> Int? {
             let width = e.sizeWidth
             // All ones means "unknown": the value must stay below it.
-            guard value < (UInt64(1) << (7 * UInt64(width))) - 1 else { return false }
+            guard value < (UInt64(1) << (7 * UInt64(width))) - 1, let old = bytes(width, at: e.sizeAt),
+                  old.count == width else { return nil }
             var field = [UInt8](repeating: 0, count: width)
             for k in 0..<width { field[k] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(width - 1 - k))) }
             field[0] |= UInt8(0x80 >> (width - 1))
-            return pwrite(fd, field, width, off_t(e.sizeAt)) == width
+            let changed = zip(old, field).filter { $0 != $1 }.count
+            guard changed > 0 else { return 0 }
+            return pwrite(fd, field, width, off_t(e.sizeAt)) == width ? changed : nil
         }
     }
 }

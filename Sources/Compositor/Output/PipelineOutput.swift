@@ -29,6 +29,13 @@ public final class PipelineOutput: @unchecked Sendable {
     private var retryTimer: DispatchWorkItem?
     /// A failed pipeline's teardown in progress (see `fail`).
     private let teardown = DispatchGroup()
+    /// `finish` has sent the end of stream and waits for it: a failure now still closes the output with its
+    /// message, and ends that wait.
+    private var finishing = false
+    /// A `finish` under way, which a second call (a split part ending by itself as the run stops) waits for.
+    private let finished = DispatchGroup()
+    /// How the last `finish` ended, for a second call that waited for it.
+    private var lastEnding: Ending?
     /// A recording's file is marked as being written while its pipeline runs (`pipcompose mend` refuses it).
     private var writerLock: WriterLock?
     private let log: @Sendable (String) -> Void
@@ -138,8 +145,11 @@ public final class PipelineOutput: @unchecked Sendable {
             self.gate.reset()
             self.restamper.reset()
         }
+        // Events name their pipeline: a late error of one already taken down (after a restart, or one `finish` has
+        // acted on) is not this output's failure.
+        let key = ObjectIdentifier(p)
         do {
-            try p.play { [weak self] event in self?.handle(event) }
+            try p.play { [weak self] event in self?.handle(event, from: key) }
         } catch {
             lock.withLock { self.pipeline = nil; self.input = nil; self.audioInput = nil }
             p.stop(drain: false)
@@ -296,10 +306,10 @@ public final class PipelineOutput: @unchecked Sendable {
         _bytes += UInt64(frame.buffer.size)
     }
 
-    private func handle(_ event: Pipeline.Event) {
+    private func handle(_ event: Pipeline.Event, from pipeline: ObjectIdentifier) {
         switch event {
         case .error(let e):
-            fail(e)
+            fail(e, of: pipeline)
         case .warning(let w):
             log("\(id): warning: \(w)")
         case .eos:
@@ -319,9 +329,15 @@ public final class PipelineOutput: @unchecked Sendable {
         }
     }
 
-    private func fail(_ e: GstError) {
-        let (p, wasRunning) = lock.withLock { () -> (Pipeline?, Bool) in
-            let was = _state == .running
+    /// Closes the output after an error of `failed` (its pipeline; nil: it could not start), at any moment: while
+    /// it runs, or while `finish` waits for its end of stream. Says so once, mends a cut file, and retries a push
+    /// unless the run is ending.
+    private func fail(_ e: GstError, of failed: ObjectIdentifier? = nil) {
+        let taken = lock.withLock { () -> (pipeline: Pipeline?, acts: Bool, atEnd: Bool)? in
+            // Only the pipeline running now fails the output, and once: a second error message, or the same error
+            // seen by both the bus thread and `finish`, changes nothing.
+            if let failed, pipeline.map(ObjectIdentifier.init) != failed { return nil }
+            let acts = _state == .running || finishing
             _state = .failed
             let p = pipeline
             pipeline = nil
@@ -333,15 +349,16 @@ public final class PipelineOutput: @unchecked Sendable {
             // Let go of the file before it is mended.
             writerLock?.release()
             writerLock = nil
-            return (p, was)
+            return (p, acts, finishing)
         }
-        guard wasRunning else { return }
+        guard let taken, taken.acts else { return }
+        let p = taken.pipeline
         onEvent?("outputFailed", ["output": id, "reason": e.description])
         // A file the failure cut in the middle of a write (a full disk) is mended to end on its last whole frame.
-        let mend: (@Sendable (String) -> FragmentMend.Outcome?)? = switch spec {
-        case .record(_, .mp4, _): FragmentMend.mend
-        case .record(_, .mkv, _): MatroskaMend.mend
-        case .record(_, .ts, _): TransportStreamMend.mend
+        let container: RecordingMend.Container? = switch spec {
+        case .record(_, .mp4, _): .mp4
+        case .record(_, .mkv, _): .matroska
+        case .record(_, .ts, _): .transportStream
         default: nil
         }
         let path = location
@@ -350,14 +367,14 @@ public final class PipelineOutput: @unchecked Sendable {
         teardown.enter()
         DispatchQueue.global().async { [teardown, log, id] in
             p?.stop(drain: false)
-            if let mend, let path, let mended = mend(path), mended.bytesCut > 0 {
-                log("\(id): the failure stopped a write part way; mended to end on its last whole frame "
-                    + "(\(mended.bytesCut) bytes cut)")
+            if let container, let path, let mended = container.mend(path), mended.changed {
+                log("\(id): the failure stopped a write part way; mended to end on its last whole frame: "
+                    + mended.changes(in: container))
             }
             teardown.leave()
         }
         switch spec {
-        case .push:
+        case .push where !taken.atEnd:
             let delay = lock.withLock { () -> TimeInterval in
                 _state = .retrying
                 // Back off while failures come quickly; a push that ran a while starts again from 1 s.
@@ -370,6 +387,8 @@ public final class PipelineOutput: @unchecked Sendable {
             let work = DispatchWorkItem { [weak self] in self?.retry() }
             lock.withLock { retryTimer = work }
             DispatchQueue.global().asyncAfter(deadline: .now() + delay, execute: work)
+        case .push:
+            log("\(id): failed as it ended: \(e); not retried, the run is ending")
         default:
             log("\(id): failed and closed: \(e); the other outputs continue. "
                 + "What was written before the failure is kept.")
@@ -389,11 +408,24 @@ public final class PipelineOutput: @unchecked Sendable {
         }
     }
 
-    /// Ends the stream: EOS through the muxer so the file is finalized, then NULL.
+    /// How `finish` ended an output.
+    public enum Ending: Sendable, Equatable {
+        /// Its end of stream went through: the file is finalized, the server was told.
+        case finalized
+        /// It failed, before or while finishing, and was closed with its message: its file ends where the
+        /// failure left it (mended when cut part way). The run does not wait for it.
+        case failed
+        /// Its end of stream did not come out in time; it was stopped anyway and its file may lack its end.
+        case timedOut
+    }
+
+    /// Ends the stream: EOS through the muxer so the file is finalized, then NULL. An error while waiting for the
+    /// EOS ends the wait at once: the output fails as it would while running.
     @discardableResult
-    public func finish(timeout: TimeInterval = 10) -> Bool {
+    public func finish(timeout: TimeInterval = 10) -> Ending {
         _ = teardown.wait(timeout: .now() + timeout)
-        let (p, input, audioInput) = lock.withLock { () -> (Pipeline?, AppSource?, AppSource?) in
+        let (p, input, audioInput, second) = lock.withLock { () -> (Pipeline?, AppSource?, AppSource?, Bool) in
+            if finishing { return (nil, nil, nil, true) }
             retryTimer?.cancel()
             let was = _state
             // The frames of the batch still collecting go out before the end of stream.
@@ -403,22 +435,43 @@ public final class PipelineOutput: @unchecked Sendable {
             if was == .running, let a = self.audioInput { for p in lastSound { sendAudio(p.buffer, p.caps, to: a) } }
             // A failed output stays failed, so the run's summary says its counts end at the failure.
             _state = was == .failed ? .failed : .stopped
-            return was == .running ? (pipeline, self.input, self.audioInput) : (pipeline, nil, nil)
+            guard was == .running, let pipeline, let input = self.input else { return (pipeline, nil, nil, false) }
+            finishing = true
+            finished.enter()
+            return (pipeline, input, self.audioInput, false)
+        }
+        if second {
+            _ = finished.wait(timeout: .now() + timeout)
+            return lock.withLock { lastEnding ?? .timedOut }
         }
         stopListening()
         let (lost, gaveUp, untimed) = lock.withLock { (_lostAtSwitch, schedule?.gaveUp ?? 0, _untimed) }
         if lost + UInt64(gaveUp) + untimed > 0 {
             log("\(id): \(lost) frames lost at encoder switches (\(gaveUp) switches gave up waiting), \(untimed) without timestamps")
         }
-        guard let p else { return true }
-        var ok = true
+        guard let p else { return lock.withLock { _state == .failed ? .failed : lastEnding ?? .finalized } }
+        var result = Ending.finalized
         if let input {
             // Both tracks end together: the muxer finalizes once each has its end of stream.
             audioInput?.endOfStream()
             input.endOfStream()
-            ok = p.waitForEOS(timeout: timeout)
+            switch p.waitForEnd(timeout: timeout) {
+            case .eos:
+                break
+            case .error(let e):
+                // Closed now, whether the bus thread or this call gets there first.
+                fail(e, of: ObjectIdentifier(p))
+            case .timedOut:
+                result = .timedOut
+            }
         }
-        p.stop(drain: false)
+        if lock.withLock({ _state == .failed }) {
+            // The failure's teardown stops the pipeline and mends the file.
+            _ = teardown.wait(timeout: .now() + timeout)
+            result = .failed
+        } else {
+            p.stop(drain: false)
+        }
         lock.withLock {
             writerLock?.release()
             writerLock = nil
@@ -427,8 +480,13 @@ public final class PipelineOutput: @unchecked Sendable {
             self.input = nil
             self.audioInput = nil
             gate.reset()
+            if input != nil {
+                finishing = false
+                lastEnding = result
+            }
         }
-        return ok
+        if input != nil { finished.leave() }
+        return result
     }
 
     /// Leaves every encoder and lets go of held frames.

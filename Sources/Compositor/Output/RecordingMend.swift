@@ -8,12 +8,26 @@ public enum RecordingMend {
         case mp4 = "MP4", matroska = "Matroska", transportStream = "MPEG-TS"
     }
 
+    /// What a mend did to a file.
     public struct Result: Sendable {
         public let container: Container
-        /// Bytes cut from the end; 0: the file was whole.
+        /// Bytes cut from the end.
         public let bytesCut: UInt64
+        /// Bytes changed in place (header fields that claimed frames never written).
+        public let bytesRewritten: Int
         /// Frames the file's last fragment, cluster or packets began that were not whole.
         public let framesDropped: Int
+        /// Frames the last fragment (MP4) or cluster (Matroska) keeps; nil where they are not counted (MPEG-TS).
+        public let framesKept: Int?
+
+        /// Whether the file was touched at all: a file is whole only when nothing was cut and nothing rewritten.
+        public var changed: Bool { bytesCut > 0 || bytesRewritten > 0 }
+
+        /// What was changed, for people: the frames kept and dropped, then the bytes rewritten and cut.
+        public var changes: String {
+            FragmentMend.Outcome(bytesCut: bytesCut, samplesDropped: framesDropped, bytesRewritten: bytesRewritten,
+                                 samplesKept: framesKept).changes(in: container)
+        }
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -42,16 +56,12 @@ public enum RecordingMend {
             throw Failure(description: "\(path): not an MP4, Matroska or MPEG-TS recording (its first bytes are none "
                           + "of ftyp, an EBML header or a 0x47 sync byte)")
         }
-        let outcome: FragmentMend.Outcome? = switch container {
-        case .mp4: FragmentMend.mend(path)
-        case .matroska: MatroskaMend.mend(path)
-        case .transportStream: TransportStreamMend.mend(path)
-        }
-        guard let outcome else {
+        guard let outcome = container.mend(path) else {
             throw Failure(description: "\(path): looks like \(container.rawValue) but its header or structure is not "
                           + "what a recording has (an MP4 must be fragmented, as pipcompose writes it); left as it is")
         }
-        return Result(container: container, bytesCut: outcome.bytesCut, framesDropped: outcome.samplesDropped)
+        return Result(container: container, bytesCut: outcome.bytesCut, bytesRewritten: outcome.bytesRewritten,
+                      framesDropped: outcome.samplesDropped, framesKept: outcome.samplesKept)
     }
 
     /// The container the first bytes of a file say, or nil.
@@ -60,6 +70,41 @@ public enum RecordingMend {
         if head.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) { return .matroska }
         if head.first == 0x47, head.count < 189 || head[188] == 0x47 { return .transportStream }
         return nil
+    }
+}
+
+extension RecordingMend.Container {
+    /// Mends the file at `path` in place as this container (see the menders); nil when it cannot.
+    func mend(_ path: String) -> FragmentMend.Outcome? {
+        switch self {
+        case .mp4: FragmentMend.mend(path)
+        case .matroska: MatroskaMend.mend(path)
+        case .transportStream: TransportStreamMend.mend(path)
+        }
+    }
+
+    /// What the last frames of a recording are grouped in, where a mend counts them.
+    var lastPart: String? {
+        switch self {
+        case .mp4: "fragment"
+        case .matroska: "cluster"
+        case .transportStream: nil
+        }
+    }
+}
+
+extension FragmentMend.Outcome {
+    /// What the mend of a `container` changed, for people: "the last fragment keeps 6 of its 11 frames (5
+    /// dropped); 9 bytes rewritten in place, 0 bytes cut".
+    func changes(in container: RecordingMend.Container) -> String {
+        var frames = ""
+        if let kept = samplesKept, let part = container.lastPart {
+            frames = "the last \(part) keeps \(kept) of its \(kept + samplesDropped) frames "
+                + "(\(samplesDropped) dropped); "
+        } else if samplesDropped > 0 {
+            frames = "\(samplesDropped) frames dropped; "
+        }
+        return frames + "\(bytesRewritten) bytes rewritten in place, \(bytesCut) bytes cut"
     }
 }
 

@@ -35,7 +35,7 @@ enum TransportStreamMend {
         guard let packets = Packets(bytes) else { return nil }
         guard let kept = packets.keptCount() else { return nil }
         let cut = UInt64((first + kept) * packetSize)
-        guard cut < size else { return FragmentMend.Outcome(bytesCut: 0, samplesDropped: 0) }
+        guard cut < size else { return .whole }
         guard ftruncate(fd, off_t(cut)) == 0 else { return nil }
         let dropped = (kept..<count).filter { packets.pesStart[$0] != nil }.count
         return FragmentMend.Outcome(bytesCut: size - cut, samplesDropped: dropped)
