@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# Installs every Debian package pipcompose needs to build, run and test.
-# Idempotent: when everything is present it installs nothing and touches no package list.
+# Installs the Debian packages pipcompose needs, for a purpose:
+#   bash scripts/setup.sh [run]   building pipcompose and running it, the demo included (scripts/demo.sh)
+#   bash scripts/setup.sh test    that, and the real clients, servers and browser the tests and benchmarks drive
+#                                 (scripts/test.sh, .ci/run, bench/all.sh)
+# Idempotent and quiet: when everything is present it prints nothing, installs nothing and touches no package list.
+# Run as root, or with sudo available.
 set -euo pipefail
 
-PACKAGES=(
-    # build: C headers reached through the CGst module
+PURPOSE="${1:-run}"
+
+RUN_PACKAGES=(
+    # build: C headers reached through the CGst, CPango, CRsvg and CGio modules (Package.swift)
     pkg-config
+    libglib2.0-dev
     libgstreamer1.0-dev
     libgstreamer-plugins-base1.0-dev
     libgstreamer-plugins-bad1.0-dev
@@ -14,7 +21,7 @@ PACKAGES=(
     libpango1.0-dev
     librsvg2-dev
     libgdk-pixbuf-2.0-dev
-    # run: plugins for conversion, encoding, muxing, RTSP, RTMP, SRT
+    # run: plugins for conversion, encoding, muxing, decoding video layers and music, RTSP, RTMP, SRT
     gstreamer1.0-plugins-base
     gstreamer1.0-plugins-good
     gstreamer1.0-plugins-bad
@@ -32,19 +39,30 @@ PACKAGES=(
     fonts-noto-cjk
     fonts-noto-color-emoji
     fontconfig
-    # tests and benchmarks: real clients and decoders, an RTMP server to push to, a timer
+)
+
+TEST_PACKAGES=(
+    # real clients and decoders (ffmpeg, ffprobe), an RTMP server to push to, a timer for CPU figures
     ffmpeg
     nginx-light
     libnginx-mod-rtmp
-    python3-gi
-    dbus-daemon
-    gir1.2-gst-rtsp-server-1.0
     time
+    # the RTSP RECORD server and D-Bus fixtures: gst-rtsp-server from Python, a session bus for MPRIS
+    python3-gi
+    gir1.2-gst-rtsp-server-1.0
+    dbus-daemon
     # a real browser for the WebRTC page's tests: headless Chromium driven by Selenium
     chromium
     chromium-driver
     python3-selenium
 )
+
+case "$PURPOSE" in
+    run) PACKAGES=("${RUN_PACKAGES[@]}") ;;
+    test) PACKAGES=("${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+    *) echo "usage: bash scripts/setup.sh [run|test]   (run: build and run pipcompose; test: that and the tests)" >&2
+       exit 2 ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -54,14 +72,13 @@ for p in "${PACKAGES[@]}"; do
 done
 
 if [ "${#missing[@]}" -eq 0 ]; then
-    echo "setup: all ${#PACKAGES[@]} packages present"
     exit 0
 fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "setup: installing ${missing[*]}"
+echo "setup ($PURPOSE): installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fc-cache -f >/dev/null 2>&1 || true
-echo "setup: done"
+echo "setup ($PURPOSE): done"
