@@ -10,13 +10,14 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // The pure parts (Core/Package.swift): scene model and widget schemas, layout, topology, access rules.
+        .package(path: "Core"),
     ],
     targets: [
         // GStreamer core, app, video, pbutils (discovering audio files) and rtsp-server; shims for macros and varargs only.
@@ -48,17 +49,11 @@ let package = Package(
             name: "CKernels",
             cSettings: [.unsafeFlags(["-O2"])]
         ),
-        // The pure parts: scene model and widget schemas, layout, topology, timing, SDP, probe statistics. Builds and
-        // tests without GStreamer, Cairo or Pango (`swift test --filter CoreTests`).
-        .target(
-            name: "CompositorCore",
-            dependencies: [.product(name: "Yams", package: "Yams")]
-        ),
         .target(
             name: "Compositor",
             dependencies: [
-                "CompositorCore", "CGst", "CPango", "CRsvg", "CKernels", "CGio",
-                .product(name: "Yams", package: "Yams"),
+                .product(name: "CompositorCore", package: "Core"),
+                "CGst", "CPango", "CRsvg", "CKernels", "CGio",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -79,28 +74,19 @@ let package = Package(
             dependencies: ["Compositor"],
             path: "bench/RenderBench"
         ),
-        // Temporary folders and child processes, shared by the test tiers.
-        .target(
-            name: "TestSupport",
-            path: "Tests/TestSupport"
-        ),
-        .testTarget(
-            name: "CoreTests",
-            dependencies: ["CompositorCore", "TestSupport"]
-        ),
         .testTarget(
             name: "UnitTests",
-            dependencies: ["Compositor", "CKernels", "TestSupport"]
+            dependencies: ["Compositor", "CKernels", .product(name: "TestSupport", package: "Core")]
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Compositor", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+            dependencies: ["Compositor", .product(name: "TestSupport", package: "Core"), .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         // Runs the built `pipcompose` binary as a user would.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["pipcompose", "Compositor", "TestSupport"]
+            dependencies: ["pipcompose", "Compositor", .product(name: "TestSupport", package: "Core")]
         ),
     ]
 )

@@ -11,7 +11,7 @@ import ServiceLifecycle
 ///
 /// `@unchecked Sendable`: `task`, `group` and `boundPort` are written by `start()` and `stop()`, which the owner calls in turn, never at once; request handlers read only `session`, `access` and `place`, set in `init`.
 public final class ControlServer: @unchecked Sendable {
-    public let session: LiveSession
+    public let session: any ControlledSession
     public let host: String
     public let port: Int
     public let access: ControlAccess
@@ -24,7 +24,7 @@ public final class ControlServer: @unchecked Sendable {
     /// Bodies larger than this are refused (413).
     public static let maxBody = 1 << 20
 
-    public init(session: LiveSession, host: String, port: Int, access: ControlAccess,
+    public init(session: any ControlledSession, host: String, port: Int, access: ControlAccess,
                 place: RecordingPlace = RecordingPlace(folders: [FileManager.default.currentDirectoryPath]))
         throws(ControlError) {
         try Self.checkExposure(host: host, token: access.token)
@@ -133,7 +133,7 @@ public final class ControlServer: @unchecked Sendable {
         // First, so that it guards every route added below, unknown paths and preflights too.
         router.add(middleware: AccessMiddleware(access: access, refusals: RefusalLog(log: session.log)))
         let session = self.session
-        router.get("/v1/status") { _, _ in try Self.json(StatusPayload(session.status, session: session)) }
+        router.get("/v1/status") { _, _ in try Self.json(session.statusPayload()) }
         router.post("/v1/resize") { request, _ in
             let body = try await Self.body(request)
             let size: PixelSize
@@ -162,7 +162,7 @@ public final class ControlServer: @unchecked Sendable {
         }
         router.post("/v1/skip") { request, _ in
             let body = try await Self.body(request, allowEmpty: true)
-            let skipped: LiveSession.Skipped
+            let skipped: SkipOutcome
             if let v = body["track"] {
                 guard case .string(let which) = v, which == "next" || which == "previous" else {
                     throw HTTPError(.badRequest, message: "'track' must be \"next\" or \"previous\"")
@@ -247,7 +247,7 @@ public final class ControlServer: @unchecked Sendable {
                             body: .init(byteBuffer: ByteBuffer(bytes: png)))
         }
         router.get("/metrics") { _, _ in
-            let text = session.metrics.scrape(session.status, queued: session.encoderQueue)
+            let text = session.metricsText()
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(string: text)))
         }
@@ -274,7 +274,7 @@ public final class ControlServer: @unchecked Sendable {
     func addWebRTCRoutes(to router: Router<BasicRequestContext>) {
         let session = self.session
         router.get("/") { _, _ in
-            guard session.webrtc != nil else {
+            guard session.whep != nil else {
                 throw HTTPError(.notFound, message: "the live page needs WebRTC: start with run --webrtc")
             }
             do {
@@ -284,7 +284,7 @@ public final class ControlServer: @unchecked Sendable {
             } catch { throw HTTPError(.notFound, message: "\(error)") }
         }
         router.post("/v1/whep") { request, _ in
-            guard let webrtc = session.webrtc else {
+            guard let webrtc = session.whep else {
                 throw HTTPError(.notFound, message: "WebRTC is off: start with run --webrtc")
             }
             let type = request.headers[.contentType]?.lowercased() ?? ""
@@ -311,7 +311,7 @@ public final class ControlServer: @unchecked Sendable {
             }
         }
         router.delete("/v1/whep/:id") { _, context in
-            guard let webrtc = session.webrtc else {
+            guard let webrtc = session.whep else {
                 throw HTTPError(.notFound, message: "WebRTC is off: start with run --webrtc")
             }
             let id = context.parameters.get("id") ?? ""

@@ -36,7 +36,7 @@ public final class Picture {
 
     /// Loads by content, not by name: SVG when the file is XML with an `<svg` element, else gdk-pixbuf.
     public static func load(path: String) throws(ImageError) -> Picture {
-        if path == "builtin:cover" { return try loadSVG(data: Array(DemoScene.coverSVG.utf8), name: path) }
+        if let svg = BuiltinPictures.svg(named: path) { return try loadSVG(data: Array(svg.utf8), name: path) }
         guard FileManager.default.fileExists(atPath: path) else {
             throw ImageError(path: path, reason: "no such file")
         }

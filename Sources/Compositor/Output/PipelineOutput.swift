@@ -64,7 +64,7 @@ public final class PipelineOutput: @unchecked Sendable {
     /// Written into the container by the element named `mux`, when it takes tags.
     public var title: String?
     /// Told of failures and recoveries (the session turns them into control events).
-    public var onEvent: (@Sendable (String, [String: String]) -> Void)?
+    public var onEvent: (@Sendable (SessionEvent) -> Void)?
     /// The stream has an audio track and this output's pipeline carries it (an `[audio]` chain).
     public let carriesAudio: Bool
     /// The codec of the sound it takes.
@@ -353,7 +353,7 @@ public final class PipelineOutput: @unchecked Sendable {
         }
         guard let taken, taken.acts else { return }
         let p = taken.pipeline
-        onEvent?("outputFailed", ["output": id, "reason": e.description])
+        onEvent?(.outputFailed(output: id, reason: e.description))
         // A file the failure cut in the middle of a write (a full disk) is mended to end on its last whole frame.
         let container: RecordingMend.Container? = switch spec {
         case .record(_, .mp4, _): .mp4
@@ -401,7 +401,7 @@ public final class PipelineOutput: @unchecked Sendable {
         do {
             try start()
             log("\(id): restarted (attempt \(restarts))")
-            onEvent?("outputRecovered", ["output": id, "attempt": String(restarts)])
+            onEvent?(.outputRecovered(output: id, attempt: restarts))
         } catch {
             lock.withLock { _state = .running }
             fail(error as? GstError ?? GstError(element: id, message: "\(error)"))
@@ -409,15 +409,7 @@ public final class PipelineOutput: @unchecked Sendable {
     }
 
     /// How `finish` ended an output.
-    public enum Ending: Sendable, Equatable {
-        /// Its end of stream went through: the file is finalized, the server was told.
-        case finalized
-        /// It failed, before or while finishing, and was closed with its message: its file ends where the
-        /// failure left it (mended when cut part way). The run does not wait for it.
-        case failed
-        /// Its end of stream did not come out in time; it was stopped anyway and its file may lack its end.
-        case timedOut
-    }
+    public typealias Ending = OutputEnding
 
     /// Ends the stream: EOS through the muxer so the file is finalized, then NULL. An error while waiting for the
     /// EOS ends the wait at once: the output fails as it would while running.
@@ -509,4 +501,10 @@ struct HeldFrame {
 
 private struct WeakEncoder {
     weak var encoder: Encoder?
+}
+
+extension PipelineOutput: Output {
+    public var stateText: String { state.rawValue }
+    public func open() throws { try startOrRetry() }
+    public func feed(from encoder: Encoder) { feed(from: encoder, startingAt: 0) }
 }

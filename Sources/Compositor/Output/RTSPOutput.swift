@@ -142,3 +142,22 @@ public final class RTSPOutput: @unchecked Sendable {
         server.stop()
     }
 }
+
+extension RTSPOutput: Output {
+    public var stateText: String { "serving \(url)" }
+    public func open() throws { try start() }
+
+    public func feed(from encoder: Encoder) {
+        source = encoder
+        encoder.subscribe(self) { [weak self] b, c in self?.deliver(b, c) }
+    }
+
+    public func hear(_ track: AudioTrack) {
+        track.subscribe(self) { [weak self] b, c in self?.deliverAudio(b, c) }
+    }
+
+    public func finish(timeout: TimeInterval) -> OutputEnding {
+        stop()
+        return .finalized
+    }
+}

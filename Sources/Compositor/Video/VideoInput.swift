@@ -22,7 +22,7 @@ public final class VideoInput: @unchecked Sendable {
     public let i420: Bool
     public let slot: VideoFrameSlot
     private let template: PipelineTemplate
-    private let onEvent: @Sendable (String, [String: String]) -> Void
+    private let onEvent: @Sendable (SessionEvent) -> Void
     private let queue = DispatchQueue(label: "video-input")
     private var pipeline: Pipeline?
     private var sink: AppSink?
@@ -47,7 +47,7 @@ public final class VideoInput: @unchecked Sendable {
     public static let stallTimeout = 5.0
 
     public init(id: String, source: VideoSource, loops: Bool, fit: ImageFit = .fit, i420: Bool = false, slot: VideoFrameSlot,
-                template: PipelineTemplate, onEvent: @escaping @Sendable (String, [String: String]) -> Void) {
+                template: PipelineTemplate, onEvent: @escaping @Sendable (SessionEvent) -> Void) {
         self.id = id
         _source = source
         self.loops = loops
@@ -134,7 +134,7 @@ public final class VideoInput: @unchecked Sendable {
                 _lastError = nil
                 _restarts = 0
             }
-            onEvent("inputChanged", ["id": id, "source": newSource.description])
+            onEvent(.inputChanged(id: id, source: newSource.description))
             open()
         }
     }
@@ -224,7 +224,7 @@ public final class VideoInput: @unchecked Sendable {
             return _inputSize
         }
         if let old, old != size {
-            onEvent("inputSizeChanged", ["id": id, "from": old.description, "to": size.description])
+            onEvent(.inputSizeChanged(id: id, from: old, to: size))
         }
     }
 
@@ -232,8 +232,8 @@ public final class VideoInput: @unchecked Sendable {
         guard g == generation else { return }
         let restarts = lock.withLock { _restarts }
         retryDelay = 1
-        if restarts > 0 { onEvent("inputBack", ["id": id, "source": source.description, "restarts": String(restarts)]) }
-        else { onEvent("inputStarted", ["id": id, "source": source.description]) }
+        if restarts > 0 { onEvent(.inputBack(id: id, source: source.description, restarts: restarts)) }
+        else { onEvent(.inputStarted(id: id, source: source.description)) }
     }
 
     /// On `queue`: the pipeline ended or failed.
@@ -242,7 +242,7 @@ public final class VideoInput: @unchecked Sendable {
         if error == nil, source.isFile {
             if loops, let pipeline, pipeline.seek(toSeconds: 0) { return }
             lock.withLock { _state = .ended }
-            onEvent("inputEnded", ["id": id, "source": source.description])
+            onEvent(.inputEnded(id: id, source: source.description))
             return
         }
         let reason = Self.explained(error?.message ?? "the stream ended", source: source)
@@ -255,8 +255,7 @@ public final class VideoInput: @unchecked Sendable {
             _lastError = reason
             _restarts += 1
         }
-        onEvent("inputLost", ["id": id, "source": source.description, "reason": reason,
-                              "retryInSeconds": String(format: "%.0f", delay)])
+        onEvent(.inputLost(id: id, source: source.description, reason: reason, retryInSeconds: delay))
         queue.asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self, g == generation, state == .lost else { return }
             open()

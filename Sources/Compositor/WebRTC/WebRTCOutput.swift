@@ -62,7 +62,7 @@ public final class WebRTCOutput: @unchecked Sendable {
     private let viewerTemplate: PipelineTemplate
     private let vp8ViewerTemplate: PipelineTemplate?
     private let addresses: [String]
-    private let onEvent: @Sendable (String, [String: String]) -> Void
+    private let onEvent: @Sendable (SessionEvent) -> Void
     private let queue = DispatchQueue(label: "webrtc-signaling")
     private let lock = NSLock()
     private var viewers: [String: Viewer] = [:]
@@ -85,7 +85,7 @@ public final class WebRTCOutput: @unchecked Sendable {
                 vp8: (branch: PipelineTemplate, viewer: PipelineTemplate, values: [String: String])? = nil,
                 audio: Bool = false, addresses: [String], maxViewers: Int, connectTimeout: TimeInterval = 15,
                 frameClockBase: @escaping @Sendable () -> MediaTime?,
-                onEvent: @escaping @Sendable (String, [String: String]) -> Void) throws {
+                onEvent: @escaping @Sendable (SessionEvent) -> Void) throws {
         self.viewerTemplate = viewerTemplate
         vp8ViewerTemplate = vp8?.viewer
         self.addresses = addresses
@@ -122,7 +122,7 @@ public final class WebRTCOutput: @unchecked Sendable {
                 queue.async { [weak self] in self?.drop(owner, reason: "failed: \(e.message)") }
             } else {
                 // The shared part (the fan-out, the VP8 branch): said, never swallowed.
-                onEvent("outputFailed", ["output": id, "reason": "\(e.element): \(e.message)"])
+                onEvent(.outputFailed(output: id, reason: "\(e.element): \(e.message)"))
             }
         }
     }
@@ -191,8 +191,8 @@ public final class WebRTCOutput: @unchecked Sendable {
                         return viewers.count
                     }
                     watch(peer, id: id, vp8: isVP8)
-                    onEvent("viewerJoined", ["kind": "webrtc", "session": id, "codec": isVP8 ? "VP8" : "H264",
-                                             "sound": opus != nil ? "opus" : "none", "webrtcViewers": String(count)])
+                    onEvent(.viewerJoined(.webrtc(session: id, viewers: count, codec: isVP8 ? "VP8" : "H264",
+                                                  sound: opus != nil ? "opus" : "none")))
                     done.resume(returning: (id, sdp))
                 } catch let e as GstError {
                     lock.withLock { pending -= 1 }
@@ -235,7 +235,7 @@ public final class WebRTCOutput: @unchecked Sendable {
                 }
                 if first {
                     source?.requestKeyFrameForViewer()
-                    onEvent("viewerConnected", ["kind": "webrtc", "session": id])
+                    onEvent(.viewerConnected(session: id))
                 }
             case "failed", "closed":
                 queue.async { [weak self] in self?.drop(id, reason: "connection \(state)") }
@@ -266,7 +266,7 @@ public final class WebRTCOutput: @unchecked Sendable {
             counts.left += 1
             return viewers.count
         }
-        onEvent("viewerLeft", ["kind": "webrtc", "session": id, "reason": reason, "webrtcViewers": String(count)])
+        onEvent(.viewerLeft(.webrtc(session: id, viewers: count, reason: reason)))
     }
 
     private var vp8Watching = 0
@@ -279,10 +279,10 @@ public final class WebRTCOutput: @unchecked Sendable {
         if before == 0 && vp8Watching > 0 {
             pipeline.set("drop", "false", onElementNamed: "vp8gate")
             source?.requestKeyFrameForViewer()
-            onEvent("vp8Started", ["viewers": String(vp8Watching)])
+            onEvent(.vp8Started(viewers: vp8Watching))
         } else if before > 0 && vp8Watching == 0 {
             pipeline.set("drop", "true", onElementNamed: "vp8gate")
-            onEvent("vp8Stopped", [:])
+            onEvent(.vp8Stopped)
         }
     }
 
@@ -319,5 +319,26 @@ public final class WebRTCOutput: @unchecked Sendable {
         input.endOfStream()
         audioInput?.endOfStream()
         pipeline.stop(drain: false)
+    }
+}
+
+extension WebRTCOutput: Output {
+    public var stateText: String { "serving \(viewerCount) WebRTC viewer(s)" }
+    public func open() throws { try start() }
+
+    public func feed(from encoder: Encoder) {
+        source = encoder
+        encoder.subscribe(self) { [weak self] b, c in self?.deliver(b, c) }
+    }
+
+    /// Browsers hear Opus, encoded once for all of them.
+    public func hear(_ track: AudioTrack) {
+        guard carriesAudio else { return }
+        track.subscribe(self, codec: .opus) { [weak self] b, c in self?.deliverAudio(b, c) }
+    }
+
+    public func finish(timeout: TimeInterval) -> OutputEnding {
+        stop()
+        return .finalized
     }
 }

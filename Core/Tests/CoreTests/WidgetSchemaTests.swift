@@ -4,6 +4,7 @@ import TestSupport
 @testable import CompositorCore
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
     .deletingLastPathComponent().path
 
 /// The widget schemas: one place for a type's keys, read alike from a scene and a live update, shown in the docs.

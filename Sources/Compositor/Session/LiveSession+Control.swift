@@ -4,21 +4,17 @@ import Foundation
 extension LiveSession {
     public func pause() {
         guard let loop else { return }
-        if playback.pause(at: loop.runningSeconds) { events.publish("paused", ["media": fmt(playback.media(at: loop.runningSeconds))]) }
+        if playback.pause(at: loop.runningSeconds) { events.publish(.paused(media: playback.media(at: loop.runningSeconds))) }
         if let music, music.setPaused(true) { musicCard?.playing(false, now: music.nowPlaying) }
     }
 
     public func play() {
         guard let loop else { return }
-        if playback.play(at: loop.runningSeconds) { events.publish("playing", ["media": fmt(playback.media(at: loop.runningSeconds))]) }
+        if playback.play(at: loop.runningSeconds) { events.publish(.playing(media: playback.media(at: loop.runningSeconds))) }
         if let music, music.setPaused(false) { musicCard?.playing(true, now: music.nowPlaying) }
     }
 
-    /// Where a skip went: scene time (a finite scene), and the music (`--audio FILE`): the file and the second in it.
-    public struct Skipped: Sendable {
-        public var media: Double?
-        public var track: (index: Int, file: String, position: Double)?
-    }
+    public typealias Skipped = SkipOutcome
 
     /// Skips `seconds` of scene time (a finite scene) and of the music (within the file heard, past its end to
     /// the next); refused when there is neither.
@@ -35,8 +31,7 @@ extension LiveSession {
             let (index, position) = music.seek(by: seconds)
             out.track = (index, music.files[index].name, position)
         }
-        events.publish("skipped", ["by": fmt(seconds), "media": out.media.map(fmt) ?? "",
-                                   "track": out.track.map { String($0.index) } ?? ""])
+        events.publish(.skipped(by: seconds, media: out.media, track: out.track?.index))
         return out
     }
 
@@ -48,7 +43,7 @@ extension LiveSession {
             throw .conflict("there is no music to skip in: run with --audio FILE (an audio file, an .m3u playlist or a folder)")
         }
         let index = forward ? music.next() : music.previous()
-        events.publish("skipped", ["track": String(index), "direction": forward ? "next" : "previous"])
+        events.publish(.skippedTrack(track: index, forward: forward))
         return Skipped(media: nil, track: (index, music.files[index].name, 0))
     }
 
@@ -67,7 +62,7 @@ extension LiveSession {
            let input = videoInputs.first(where: { $0.id == id }) {
             input.change(to: source)
         }
-        events.publish("widgetUpdated", ["id": id, "properties": properties.keys.sorted().joined(separator: ",")])
+        events.publish(.widgetUpdated(id: id, properties: properties.keys.sorted()))
     }
 
     /// The picture viewers see now, as PNG: a copy of the last frame sent (live widget updates included), scaled
@@ -95,5 +90,4 @@ extension LiveSession {
         return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 
-    func fmt(_ v: Double) -> String { String(format: "%.3f", v) }
 }

@@ -1,9 +1,8 @@
 import Foundation
 
-/// Something that happened, as the control API's event stream reports it.
+/// Something that happened, as the control API's event stream carries it: a `SessionEvent`'s kind and details.
 public struct ControlEvent: Sendable, Codable, Equatable {
-    /// willStart, didStart, failedToStart, willStop, didStop, outputFailed, outputRecovered, resized,
-    /// playing, paused, skipped, viewerJoined, viewerLeft, firstFrame, framesDropped, widgetUpdated.
+    /// One of `SessionEvent.Kind` (docs/openapi.yaml lists them).
     public var type: String
     public var time: Date
     public var details: [String: String]
@@ -15,29 +14,30 @@ public struct ControlEvent: Sendable, Codable, Equatable {
     }
 }
 
-/// Fans events out to every listener. Each listener has a bounded buffer (the newest 256 events): a client
+/// Fans events out to every listener, and says on the log those that have a line (`SessionEvent.logLine`). Each listener has a bounded buffer (the newest 256 events): a client
 /// that reads slowly loses old events, it never grows memory; one that goes away is forgotten.
 ///
-/// `@unchecked Sendable`: listeners and recent events are behind `lock`; `log` is set before the first event.
+/// `@unchecked Sendable`: listeners and recent events are behind `lock`.
 public final class EventBus: @unchecked Sendable {
     private let lock = NSLock()
     private var listeners: [UUID: AsyncStream<ControlEvent>.Continuation] = [:]
     private var recent: [ControlEvent] = []
-    public var log: (@Sendable (ControlEvent) -> Void)?
+    /// Where the events' log lines go (the run's standard error).
+    private let say: (@Sendable (String) -> Void)?
 
-    public init() {}
+    public init(log say: (@Sendable (String) -> Void)? = nil) { self.say = say }
 
     public var listenerCount: Int { lock.withLock { listeners.count } }
 
-    public func publish(_ type: String, _ details: [String: String] = [:]) {
-        let event = ControlEvent(type: type, details: details)
+    public func publish(_ happened: SessionEvent) {
+        if let line = happened.logLine { say?(line) }
+        let event = ControlEvent(type: happened.kind.rawValue, details: happened.details)
         let targets = lock.withLock { () -> [AsyncStream<ControlEvent>.Continuation] in
             recent.append(event)
             if recent.count > 100 { recent.removeFirst(recent.count - 100) }
             return Array(listeners.values)
         }
         for t in targets { t.yield(event) }
-        log?(event)
     }
 
     /// The last events (at most 100), oldest first.

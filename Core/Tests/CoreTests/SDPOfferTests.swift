@@ -4,8 +4,7 @@ import Testing
 
 /// WHEP offers read before anything is built: Chromium's real offer, and the ways an offer can be refused.
 @Suite struct SDPOfferTests {
-    static let chromium = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/chromium-156-offer.sdp")
+    static let chromium = URL(fileURLWithPath: repositoryRoot).appendingPathComponent("Tests/Fixtures/chromium-156-offer.sdp")
 
     @Test func chromiumsOfferGivesItsConstrainedBaselinePayloadType() throws {
         let offer = try SDPOffer.parse(try String(contentsOf: Self.chromium, encoding: .utf8))

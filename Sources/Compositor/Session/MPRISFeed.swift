@@ -90,10 +90,10 @@ public final class MPRISFeed: @unchecked Sendable {
         let name: String?
         do { name = Self.choose(from: try bus.names(), wanted: wanted) } catch { return }
         if name != player {
-            if let old = player { session.events.publish("playerLost", ["player": old]) }
+            if let old = player { session.events.publish(.playerLost(player: old)) }
             player = name
             last = nil
-            if let name { session.events.publish("playerFound", ["player": name]) }
+            if let name { session.events.publish(.playerFound(player: name)) }
         }
         guard let name else { return }
         guard let props = try? bus.call(name, Self.objectPath, "org.freedesktop.DBus.Properties", "GetAll",
@@ -148,15 +148,15 @@ public final class MPRISFeed: @unchecked Sendable {
                 try session.updateWidget(id: id, properties: body)
                 applied = true
             } catch {
-                session.events.publish("playerIgnored", ["player": player, "reason": error.message])
+                session.events.publish(.playerIgnored(player: player, reason: error.message))
             }
         }
         guard applied else { return }
         last = track
         lastSent = now
         if !sameTrack || previous?.playing != track.playing {
-            session.events.publish("nowPlayingChanged", ["player": player, "title": track.title,
-                                                         "artist": track.artist, "playing": String(track.playing)])
+            session.events.publish(.nowPlayingChanged(player: player, title: track.title, artist: track.artist,
+                                                      playing: track.playing))
         }
     }
 }

@@ -23,9 +23,9 @@ public final class LiveSession: @unchecked Sendable {
     public let options: LiveOptions
     public let renderer: Renderer
     public let playback: Playback
-    public let events = EventBus()
+    public let events: EventBus
     public let metrics = LiveMetrics()
-    let log: @Sendable (String) -> Void
+    public let log: @Sendable (String) -> Void
     let lock = NSLock()
     private var encoderKind = EncoderSettings.Kind.x264
     private var encoderTemplate: PipelineTemplate?
@@ -46,6 +46,8 @@ public final class LiveSession: @unchecked Sendable {
     public private(set) var rtsp: RTSPOutput?
     /// WHEP viewers (`--webrtc`), from `prepare()`.
     public private(set) var webrtc: WebRTCOutput?
+    /// The outputs that serve viewers (RTSP, WebRTC): open before any file, ended after every file.
+    var servers: [any Output] { [rtsp as (any Output)?, webrtc].compactMap { $0 } }
     private(set) var loop: FrameLoop?
     /// The one owner of what runs: every change to the topology is made on this queue, one at a time.
     let owner = DispatchQueue(label: "pipcompose.topology")
@@ -69,6 +71,7 @@ public final class LiveSession: @unchecked Sendable {
         if options.webrtc != nil { options.encoder.constrainedBaseline = true }
         self.options = options
         self.log = log
+        events = EventBus(log: log)
         var scene = options.scene
         scene.fps = options.fps
         renderer = Renderer(scene: scene, size: options.size, warn: { log("warning: \($0)") })
@@ -136,21 +139,12 @@ public final class LiveSession: @unchecked Sendable {
             } else {
                 log("warning: vp8enc or avdec_h264 is missing: WebRTC viewers without H.264 will be refused")
             }
-            let events = self.events, log = self.log
+            let events = self.events
             webrtc = try WebRTCOutput(template: fan, viewerTemplate: viewer, vp8: vp8, audio: !options.audio.isSilent,
                                       addresses: settings.addresses,
                                       maxViewers: settings.maxViewers, connectTimeout: settings.connectTimeout,
                                       frameClockBase: { [weak self] in self?.loop?.clock.baseTime },
-                                      onEvent: { type, details in
-                events.publish(type, details)
-                let session = details["session"] ?? ""
-                switch type {
-                case "viewerJoined": log("webrtc: \(session) joined (\(details["webrtcViewers"] ?? "?") viewer(s))")
-                case "viewerLeft": log("webrtc: \(session) left: \(details["reason"] ?? "") (\(details["webrtcViewers"] ?? "?") viewer(s))")
-                case "outputFailed": log("webrtc: \(details["reason"] ?? "")")
-                default: break
-                }
-            })
+                                      onEvent: { events.publish($0) })
             dump.append(("webrtc", try WebRTCOutput.launch(template: fan, vp8: vp8, audio: !options.audio.isSilent)))
             dump.append(("webrtc viewer", try viewer.render(["pt": "PT"])))
             if let vp8 { dump.append(("webrtc viewer (VP8)", try vp8.viewer.render(["pt": "PT"]))) }
@@ -163,10 +157,8 @@ public final class LiveSession: @unchecked Sendable {
         let events = self.events
         let counter = ViewerCounter()
         return try RTSPOutput(endpoint: endpoint, template: try PipelineTemplate.load("rtsp-media"),
-                              title: options.scene.title, audio: !options.audio.isSilent, onViewers: { [log] n in
-            log("rtsp: \(n) viewer(s)")
-            let joined = counter.update(n)
-            events.publish(joined ? "viewerJoined" : "viewerLeft", ["viewers": String(n)])
+                              title: options.scene.title, audio: !options.audio.isSilent, onViewers: { n in
+            events.publish(counter.update(n) ? .viewerJoined(.rtsp(viewers: n)) : .viewerLeft(.rtsp(viewers: n)))
         })
     }
 
@@ -198,7 +190,7 @@ public final class LiveSession: @unchecked Sendable {
         out.title = options.scene.title
         if let audio { out.hear(audio) }
         let events = self.events
-        out.onEvent = { type, details in events.publish(type, details) }
+        out.onEvent = { events.publish($0) }
         return out
     }
 
@@ -218,9 +210,8 @@ public final class LiveSession: @unchecked Sendable {
     /// Starts serving, recording and pushing, then the frame loop.
     public func start() throws {
         if encoderTemplate == nil { try prepare() }
-        // The RTSP port first: a port in use stops us before any file is created.
-        try rtsp?.start()
-        try webrtc?.start()
+        // The servers first: a port in use stops us before any file is created.
+        for server in servers { try server.open() }
         let running = self.running
         let loop = try FrameLoop(renderer: renderer, fps: options.fps, duration: options.duration, playback: playback,
                                  encoders: { running.value?.encoders ?? [] },
@@ -230,7 +221,7 @@ public final class LiveSession: @unchecked Sendable {
                                  log: log)
         self.loop = loop
         let events = self.events
-        loop.onFirstFrame = { events.publish("firstFrame") }
+        loop.onFirstFrame = { events.publish(.firstFrame) }
         loop.renderTimer = metrics.renderTime
         loop.dropPattern = options.injectDrops
         let rtsp = self.rtsp, webrtc = self.webrtc
@@ -256,23 +247,12 @@ public final class LiveSession: @unchecked Sendable {
             track.delay(by: options.injectDelayMs)
             audio = track
             loop.afterFrame = { [weak track] time in track?.advance(to: time) }
-            if let rtsp { track.subscribe(rtsp) { [weak rtsp] b, c in rtsp?.deliverAudio(b, c) } }
-            if let webrtc, webrtc.carriesAudio {
-                track.subscribe(webrtc, codec: .opus) { [weak webrtc] b, c in webrtc?.deliverAudio(b, c) }
-            }
-            for out in prepared { out.hear(track) }
+            for out in servers + prepared as [any Output] { out.hear(track) }
         }
         let live = try makeEncoder(fixed: nil, liveSize: renderer.size, rawCaps: loop.rawCaps)
         live.onNewSize = { [weak self] size in self?.encodedNewSize(size) }
-        if let rtsp {
-            rtsp.source = live
-            rtsp.frameClockBase = { [weak loop] in loop?.clock.baseTime }
-            live.subscribe(rtsp) { [weak rtsp] b, c in rtsp?.deliver(b, c) }
-        }
-        if let webrtc {
-            webrtc.source = live
-            live.subscribe(webrtc) { [weak webrtc] b, c in webrtc?.deliver(b, c) }
-        }
+        rtsp?.frameClockBase = { [weak loop] in loop?.clock.baseTime }
+        for server in servers { server.feed(from: live) }
         try owner.sync {
             var topology = Topology(size: renderer.size)
             var outputs: [String: PipelineOutput] = [:]
@@ -281,15 +261,14 @@ public final class LiveSession: @unchecked Sendable {
                     topology = try topology.adding(Topology.Output(id: out.id, spec: out.spec, location: out.location))
                     outputs[out.id] = out
                     out.feed(from: live)
-                    try out.startOrRetry()
+                    try out.open()
                 }
             } catch {
                 for out in prepared { out.finish(timeout: 2) }
                 live.finish(timeout: 2)
                 audio?.finish(at: 0, timeout: 2)
                 stopMusic()
-                rtsp?.stop()
-                webrtc?.stop()
+                for server in servers { _ = server.finish(timeout: 2) }
                 throw error
             }
             lock.withLock { ran = prepared }
@@ -313,8 +292,7 @@ public final class LiveSession: @unchecked Sendable {
     private func encodedNewSize(_ size: PixelSize) {
         guard let asked = lock.withLock({ resizeRequested.removeValue(forKey: size) }) else { return }
         let ms = Date().timeIntervalSince(asked) * 1000
-        events.publish("resizeEncoded", ["width": String(size.width), "height": String(size.height),
-                                         "latencyMs": String(format: "%.1f", ms)])
+        events.publish(.resizeEncoded(size, latencyMs: ms))
     }
 
     /// Blocks until the frame loop ends by itself (`duration`).
@@ -331,8 +309,7 @@ public final class LiveSession: @unchecked Sendable {
             defer { running.value = nil }
             return running.value
         }) else {
-            rtsp?.stop()
-            webrtc?.stop()
+            for server in servers { _ = server.finish(timeout: 2) }
             return true
         }
         var ok = true
@@ -364,8 +341,7 @@ public final class LiveSession: @unchecked Sendable {
                 ok = false
             }
         }
-        rtsp?.stop()
-        webrtc?.stop()
+        for server in servers { _ = server.finish(timeout: 3) }
         return ok
     }
 
@@ -378,7 +354,7 @@ public final class LiveSession: @unchecked Sendable {
             guard let self else { return }
             let dropped = self.status.dropped
             if dropped > reported {
-                self.events.publish("framesDropped", ["new": String(dropped - reported), "total": String(dropped)])
+                self.events.publish(.framesDropped(new: dropped - reported, total: dropped))
                 reported = dropped
             }
         }
@@ -425,12 +401,9 @@ public final class LiveSession: @unchecked Sendable {
         let graph = running.value
         let encs = graph?.encoders ?? []
         let (outputs, retired, final, finalHeld) = lock.withLock { (ran, retiredEncoderDrops, finalEncoded, finalDelayHeld) }
-        var outs: [(id: String, state: String, delivered: UInt64, dropped: UInt64, bytes: UInt64)] = []
-        if let rtsp { outs.append((rtsp.id, "serving \(rtsp.url)", rtsp.delivered, rtsp.dropped, rtsp.bytes)) }
-        if let webrtc {
-            outs.append((webrtc.id, "serving \(webrtc.viewerCount) WebRTC viewer(s)", webrtc.delivered, webrtc.dropped, webrtc.bytes))
+        let outs = (servers + outputs as [any Output]).map { o in
+            (id: o.id, state: o.stateText, delivered: o.delivered, dropped: o.dropped, bytes: o.bytes)
         }
-        for c in outputs { outs.append((c.id, c.state.rawValue, c.delivered, c.dropped, c.bytes)) }
         var status = Status(size: s.size, frame: s.frame, rendered: s.rendered, repeated: s.repeated, late: s.late,
                             encoderDropped: encs.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped } + retired,
                             encoded: graph?.live.encodedFrames ?? final,
@@ -458,21 +431,10 @@ public final class LiveSession: @unchecked Sendable {
             log("warning: video layers show no signal: \(error)")
             return
         }
-        let events = self.events, log = self.log
+        let events = self.events
         videoInputs = layers.map { w in
-            VideoInput(id: w.id, source: w.config.source, loops: w.config.loop, fit: w.config.fit, i420: w.isPlate, slot: w.slot, template: template) { type, details in
-                events.publish(type, details)
-                let id = details["id"] ?? "", source = details["source"] ?? ""
-                switch type {
-                case "inputStarted": log("video '\(id)': playing \(source)")
-                case "inputLost": log("video '\(id)': lost (\(details["reason"] ?? "")); retrying in \(details["retryInSeconds"] ?? "?") s")
-                case "inputBack": log("video '\(id)': back")
-                case "inputEnded": log("video '\(id)': ended \(source)")
-                case "inputChanged": log("video '\(id)': switching to \(source)")
-                case "inputSizeChanged": log("video '\(id)': the source went from \(details["from"] ?? "?") to \(details["to"] ?? "?")")
-                default: break
-                }
-            }
+            VideoInput(id: w.id, source: w.config.source, loops: w.config.loop, fit: w.config.fit, i420: w.isPlate,
+                       slot: w.slot, template: template, onEvent: { events.publish($0) })
         }
         for input in videoInputs { input.start() }
     }

@@ -8,6 +8,18 @@ import Foundation
 /// the other. The functions here know nothing of GStreamer; `LiveSession` carries out the steps, on its one
 /// topology queue.
 public struct Topology: Sendable, Equatable {
+    /// A change that cannot be made, in words for the user.
+    public enum Refusal: Error, Sendable, Equatable {
+        case alreadyRunning(String)
+        case noSuchOutput(String)
+
+        public var message: String {
+            switch self {
+            case .alreadyRunning(let m), .noSuchOutput(let m): m
+            }
+        }
+    }
+
     /// The encoder an output takes its frames from.
     public enum Feed: Hashable, Sendable, CustomStringConvertible {
         /// The live encoder: frames at the render size, whatever it is now.
@@ -68,8 +80,8 @@ public struct Topology: Sendable, Equatable {
     public func output(_ id: String) -> Output? { outputs.first { $0.id == id } }
 
     /// A topology with `output` added, fed by the live encoder; a fixed-size file takes the size of now.
-    public func adding(_ output: Output) throws(ControlError) -> Topology {
-        guard self.output(output.id) == nil else { throw .conflict("\(output.id) is already running") }
+    public func adding(_ output: Output) throws(Refusal) -> Topology {
+        guard self.output(output.id) == nil else { throw .alreadyRunning("\(output.id) is already running") }
         var next = self
         var o = output
         o.feed = .live
@@ -79,10 +91,10 @@ public struct Topology: Sendable, Equatable {
     }
 
     /// A topology without the output `id`, and the encoders only it used retired.
-    public func removing(_ id: String) throws(ControlError) -> (Topology, [Step]) {
+    public func removing(_ id: String) throws(Refusal) -> (Topology, [Step]) {
         guard output(id) != nil else {
             let ids = outputs.map(\.id)
-            throw .notFound("no running output '\(id)'; running: \(ids.isEmpty ? "none" : ids.joined(separator: ", "))")
+            throw .noSuchOutput("no running output '\(id)'; running: \(ids.isEmpty ? "none" : ids.joined(separator: ", "))")
         }
         var next = self
         next.outputs.removeAll { $0.id == id }

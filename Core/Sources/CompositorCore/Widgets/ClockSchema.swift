@@ -15,7 +15,7 @@ public struct ClockConfig: WidgetConfig, Equatable {
         static let format = WidgetKey.text("format", default: "HH:mm:ss", nonEmpty: true,
                                            doc: "ICU pattern of the time, e.g. HH:mm:ss or h:mm a")
         static let timezone = WidgetKey.text("timezone", default: "", shown: "the machine's", doc:
-            "IANA time zone, e.g. Asia/Tokyo", live: true, check: { zone in
+            "an IANA time zone the system knows, e.g. Asia/Tokyo", live: true, check: { zone in
                 TimeZone(identifier: zone) == nil
                     ? "unknown timezone '\(zone)'; expected an IANA name such as Europe/Paris or Asia/Tokyo" : nil
             })

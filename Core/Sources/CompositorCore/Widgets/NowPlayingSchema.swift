@@ -19,7 +19,8 @@ public struct NowPlayingConfig: WidgetConfig, Equatable {
         static let duration = WidgetKey.number("duration", default: 0, range: 0...(86400 * 7), unit: "seconds",
                                                doc: "the track's length; 0: unknown, no progress bar", live: true)
         static let position = WidgetKey.number("position", default: 0, range: 0...(86400 * 7), unit: "seconds",
-                                               doc: "where it is when the scene starts (or the update comes)",
+                                               doc: "where it is at scene time 0 (or when the update comes); not past the duration; "
+                                               + "it advances while playing",
                                                live: true)
         static let playing = WidgetKey.flag("playing", default: true, doc: "the position moves; false shows ⏸",
                                             live: true)

@@ -30,7 +30,7 @@ public final class TickerFeed: @unchecked Sendable {
             guard let ticker = renderer.widget(id: id) as? TickerWidget else { return }
             ticker.replaceItems(Array((ticker.config.items + [text]).suffix(Self.maxItems)), at: media)
         }
-        session.events.publish("widgetUpdated", ["id": id, "properties": "items"])
+        session.events.publish(.widgetUpdated(id: id, properties: ["items"]))
     }
 
     /// Makes the ticker show the file's lines, and follows the file as it changes (checked every 250 ms:
@@ -52,7 +52,7 @@ public final class TickerFeed: @unchecked Sendable {
         lastContents = items
         let id = widgetID
         loop.perform { renderer, media in (renderer.widget(id: id) as? TickerWidget)?.replaceItems(items, at: media) }
-        session.events.publish("widgetUpdated", ["id": id, "properties": "items", "source": path])
+        session.events.publish(.widgetUpdated(id: id, properties: ["items"], source: path))
     }
 
     public func stop() {

@@ -16,7 +16,7 @@ extension LiveSession {
             running.value = carryOut(steps, from: graph, to: next, at: time, rawCaps: rawCaps)
         }
         log("resized to \(size)")
-        events.publish("resized", ["width": String(size.width), "height": String(size.height)])
+        events.publish(.resized(size))
     }
 
     /// Turns `graph` into the running graph of `topology` by `steps`. A step that fails (an encoder that cannot
@@ -104,26 +104,26 @@ extension LiveSession {
         try owner.sync { Result { () throws(ControlError) in
             guard let graph = running.value else { throw ControlError.conflict("not running") }
             let (alive, _) = graph.topology.keeping(graph.alive)
-            let next = try alive.adding(Topology.Output(id: out.id, spec: spec, location: out.location))
+            let next = try ControlError.from(alive.adding(Topology.Output(id: out.id, spec: spec, location: out.location)))
             out.feed(from: graph.live)
             var outputs = graph.outputs.filter { alive.output($0.key) != nil }
             outputs[out.id] = out
             running.value = graph.replacing(topology: next, outputs: outputs)
             lock.withLock { ran.append(out) }
         } }.get()
-        events.publish("willStart", ["output": out.id])
+        events.publish(.willStart(output: out.id))
         do {
-            try out.startOrRetry()
+            try out.open()
         } catch {
             owner.sync {
                 guard let graph = running.value, let (next, _) = try? graph.topology.removing(out.id) else { return }
                 running.value = graph.replacing(topology: next, outputs: graph.outputs.filter { $0.key != out.id })
             }
             out.finish(timeout: 1)
-            events.publish("failedToStart", ["output": out.id, "reason": "\(error)"])
+            events.publish(.failedToStart(output: out.id, reason: "\(error)"))
             throw .unprocessable("cannot start \(out.id): \(error)")
         }
-        events.publish("didStart", ["output": out.id])
+        events.publish(.didStart(output: out.id))
         return out.id
     }
 
@@ -133,7 +133,7 @@ extension LiveSession {
         let (out, retiring) = try owner.sync { Result { () throws(ControlError) -> (PipelineOutput, [Encoder]) in
             guard let graph = running.value else { throw ControlError.conflict("not running") }
             let (alive, _) = graph.topology.keeping(graph.alive)
-            let (next, steps) = try alive.removing(id)
+            let (next, steps) = try ControlError.from(alive.removing(id))
             guard let out = graph.outputs[id] else { throw ControlError.notFound("no running output '\(id)'") }
             var fixed = graph.fixed
             var retiring: [Encoder] = []
@@ -142,12 +142,12 @@ extension LiveSession {
                                             outputs: graph.outputs.filter { next.output($0.key) != nil })
             return (out, retiring)
         } }.get()
-        events.publish("willStop", ["output": id])
+        events.publish(.willStop(output: id))
         let events = self.events
         DispatchQueue.global().async {
             // As before: only running out of time is reported (an output that failed has said so in outputFailed).
             let ended = out.finish()
-            events.publish("didStop", ["output": id, "finalized": ended == .timedOut ? "false" : "true"])
+            events.publish(.didStop(output: id, finalized: ended != .timedOut))
         }
         for e in retiring { retire(e) }
     }
@@ -158,5 +158,17 @@ extension Topology.Feed {
     var size: PixelSize? {
         if case .fixed(let s) = self { return s }
         return nil
+    }
+}
+
+extension ControlError {
+    /// A topology's refusal as the API says it: 409 for an output already running, 404 for one that is not.
+    static func from<T>(_ change: @autoclosure () throws(Topology.Refusal) -> T) throws(ControlError) -> T {
+        do { return try change() } catch {
+            switch error {
+            case .alreadyRunning(let m): throw .conflict(m)
+            case .noSuchOutput(let m): throw .notFound(m)
+            }
+        }
     }
 }

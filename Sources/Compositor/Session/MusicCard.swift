@@ -48,8 +48,8 @@ final class MusicCard: @unchecked Sendable {
         queue.async { [weak self] in
             guard let self, let session else { return }
             let f = now.file
-            session.events.publish("trackChanged", ["index": String(now.index), "file": f.name, "title": f.displayTitle,
-                                                    "artist": f.artist, "album": f.album])
+            session.events.publish(.trackChanged(index: now.index, file: f.name, title: f.displayTitle, artist: f.artist,
+                                                 album: f.album))
             apply(["title": .string(f.displayTitle), "artist": .string(f.artist), "album": .string(f.album),
                    "artwork": .string(artwork[now.index] ?? ""), "duration": .number(min(f.duration, 86400 * 7)),
                    "position": .number(Self.clamped(now.position, f)), "playing": .bool(!now.paused)])

@@ -22,7 +22,10 @@ import Testing
 
     @Test func theSameOutputTwiceIsAConflict() throws {
         let t = try Topology(size: hd).adding(record("/r/a.mp4"))
-        #expect(throws: ControlError.self) { try t.adding(record("/r/a.mp4")) }
+        #expect(throws: Topology.Refusal.alreadyRunning("record:/r/a.mp4 is already running")) {
+            try t.adding(record("/r/a.mp4"))
+        }
+        #expect(throws: Topology.Refusal.self) { try t.removing("record:/r/none.mp4") }
     }
 
     @Test func aFitFileMovesToAnEncoderOfItsSizeAndBackWhenTheSizeReturns() throws {

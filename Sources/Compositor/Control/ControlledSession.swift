@@ -1,0 +1,50 @@
+import Foundation
+
+/// What the control API drives: the PiP controller's verbs, the status, the picture, the events. `LiveSession` is
+/// the one a run has; the HTTP layer (`ControlServer`) knows nothing else of it, so its own tests need no encoder.
+public protocol ControlledSession: AnyObject, Sendable {
+    var events: EventBus { get }
+    /// The run's log (standard error), for refusals the API tells about.
+    var log: @Sendable (String) -> Void { get }
+    /// `GET /v1/status`.
+    func statusPayload() -> StatusPayload
+    /// `GET /metrics`: Prometheus text.
+    func metricsText() -> String
+    func resize(to size: PixelSize)
+    func pause()
+    func play()
+    func skip(by seconds: Double) throws(ControlError) -> SkipOutcome
+    func skipTrack(forward: Bool) throws(ControlError) -> SkipOutcome
+    func updateWidget(id: String, properties: [String: JSONValue]) throws(ControlError)
+    func startOutput(_ spec: OutputSpec) throws(ControlError) -> String
+    func stopOutput(id: String) throws(ControlError)
+    /// The picture viewers see now, as PNG, scaled to fit `size`.
+    func framePNG(size: PixelSize?) async throws -> Data
+    /// WHEP, with `run --webrtc`.
+    var whep: (any WHEPService)? { get }
+}
+
+/// Browsers' WebRTC sessions: an SDP offer answered, a session ended (`WebRTCOutput`).
+public protocol WHEPService: Sendable {
+    func answer(offer: String) async throws -> (id: String, sdp: String)
+    func end(_ id: String) async throws
+}
+
+extension WebRTCOutput: WHEPService {}
+
+extension LiveSession: ControlledSession {
+    public func statusPayload() -> StatusPayload { StatusPayload(status, session: self) }
+    public func metricsText() -> String { metrics.scrape(status, queued: encoderQueue) }
+    public var whep: (any WHEPService)? { webrtc }
+}
+
+/// Where a skip went: scene time (a finite scene), and the music (`--audio FILE`): the file and the second in it.
+public struct SkipOutcome: Sendable {
+    public var media: Double?
+    public var track: (index: Int, file: String, position: Double)?
+
+    public init(media: Double? = nil, track: (index: Int, file: String, position: Double)? = nil) {
+        self.media = media
+        self.track = track
+    }
+}

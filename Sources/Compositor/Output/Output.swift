@@ -1,0 +1,35 @@
+import Foundation
+
+/// Where the encoded picture and sound go: a recording, a push or a pipeline of the user's (`PipelineOutput`), the
+/// RTSP server (`RTSPOutput`), the browsers (`WebRTCOutput`). The session opens, feeds, counts and ends them alike;
+/// what sets them apart (a recording's file policy at a resize, a server's viewers) stays in each.
+public protocol Output: AnyObject, Sendable {
+    /// `record:PATH`, `push:URL`, `pipeline:NAME#N`, `rtsp`, `webrtc`: how status, events and the API name it.
+    var id: String { get }
+    /// What `status` shows: `running`, `failed`, `serving rtsp://…`, `serving 2 WebRTC viewer(s)`.
+    var stateText: String { get }
+    /// Frames handed on, frames its queues dropped, bytes written or sent.
+    var delivered: UInt64 { get }
+    var dropped: UInt64 { get }
+    var bytes: UInt64 { get }
+    /// Opens what it needs (a file, a server's port, a connection); throws what keeps it from starting. A push
+    /// whose server is not there yet says so and keeps retrying instead.
+    func open() throws
+    /// Takes the encoded picture from `encoder` from now on.
+    func feed(from encoder: Encoder)
+    /// Takes the sound from `track`.
+    func hear(_ track: AudioTrack)
+    /// Ends it: a file's end of stream written (within `timeout`), a server's viewers told and its port closed.
+    func finish(timeout: TimeInterval) -> OutputEnding
+}
+
+/// How an output ended.
+public enum OutputEnding: Sendable, Equatable {
+    /// Its end of stream went through: the file is finalized, the server was told.
+    case finalized
+    /// It failed, before or while finishing, and was closed with its message: its file ends where the
+    /// failure left it (mended when cut part way). The run does not wait for it.
+    case failed
+    /// Its end of stream did not come out in time; it was stopped anyway and its file may lack its end.
+    case timedOut
+}
