@@ -1,14 +1,5 @@
 import Foundation
 
-/// Remembers the last viewer count, to tell a join from a leave.
-///
-/// `@unchecked Sendable`: `last` is only read and written under `lock`.
-final class ViewerCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var last = 0
-    func update(_ n: Int) -> Bool { lock.withLock { defer { last = n }; return n > last } }
-}
-
 /// A running pipcompose: the renderer and frame loop, the encoders and outputs of a `Topology`, the RTSP server.
 ///
 /// Start-up checks everything that can be checked before the first frame (pipelines parse, encoders exist,
@@ -57,13 +48,13 @@ public final class LiveSession: @unchecked Sendable {
     var ran: [PipelineOutput] = []
     private var dropWatch: DispatchSourceTimer?
     /// Frames the live encoder produced, kept after it is gone for the end-of-run summary.
-    private var finalEncoded: UInt64 = 0
-    private var finalDelayHeld: LatencySummary?
+    var finalEncoded: UInt64 = 0
+    var finalDelayHeld: LatencySummary?
     /// Frames dropped at encoders that have stopped (fixed encoders after a resize back, all at the end).
     var retiredEncoderDrops: UInt64 = 0
     /// When each pending resize was asked for, to time it to the first encoded frame of the new size.
     private var resizeRequested: [PixelSize: Date] = [:]
-    private let started = Date()
+    let started = Date()
 
     public init(options: LiveOptions, log: @escaping @Sendable (String) -> Void) {
         var options = options
@@ -152,50 +143,6 @@ public final class LiveSession: @unchecked Sendable {
         prepared = outputs
         return dump
     }
-
-    private func makeRTSPOutput(_ endpoint: RTSPEndpoint) throws -> RTSPOutput {
-        let events = self.events
-        let counter = ViewerCounter()
-        return try RTSPOutput(endpoint: endpoint, template: try PipelineTemplate.load("rtsp-media"),
-                              title: options.scene.title, audio: !options.audio.isSilent, onViewers: { n in
-            events.publish(counter.update(n) ? .viewerJoined(.rtsp(viewers: n)) : .viewerLeft(.rtsp(viewers: n)))
-        })
-    }
-
-    /// The output for `spec` from its pipeline file, not yet started; `location` overrides a recording's path
-    /// (the numbered files of a split recording).
-    func makePipelineOutput(_ spec: OutputSpec, index: Int, location override: String?) throws -> PipelineOutput {
-        let tags = PipelineTemplate.titleTags(options.scene.title)
-        let out: PipelineOutput
-        switch spec {
-        case .record(let path, let format, _):
-            let location = override ?? path
-            out = PipelineOutput(id: "record:\(location)", spec: spec,
-                                 template: try PipelineTemplate.load("record-\(format.rawValue)"),
-                                 values: ["location": PipelineTemplate.quoted(location)],
-                                 maxQueued: options.fps * 2, audio: soundCodec(format == .mkv ? options.mkvAudioCodec : .aac),
-                                 log: log)
-        case .push(let url, let scheme):
-            out = PipelineOutput(id: "push:\(url)", spec: spec, template: try PipelineTemplate.load("push-\(scheme)"),
-                                 values: ["location": PipelineTemplate.quoted(url)],
-                                 maxQueued: options.fps / 2, audio: soundCodec(.aac), log: log)
-        case .custom(let path):
-            out = PipelineOutput(id: "pipeline:\(URL(fileURLWithPath: path).lastPathComponent)#\(index)", spec: spec,
-                                 template: try PipelineTemplate.load(path: path),
-                                 values: ["tags": tags, "title": PipelineTemplate.quoted(options.scene.title)],
-                                 maxQueued: options.fps, audio: soundCodec(.aac), log: log)
-        case .rtsp:
-            throw OutputSpec.Invalid(description: "internal: rtsp is not a pipeline output")
-        }
-        out.title = options.scene.title
-        if let audio { out.hear(audio) }
-        let events = self.events
-        out.onEvent = { events.publish($0) }
-        return out
-    }
-
-    /// The codec an output takes its sound in; nil when the stream is silent.
-    private func soundCodec(_ codec: AudioCodec) -> AudioCodec? { options.audio.isSilent ? nil : codec }
 
     /// An encoder for frames of `liveSize` (what the render size is, or becomes at a resize), letterboxed into
     /// `fixed` when given.
@@ -364,63 +311,6 @@ public final class LiveSession: @unchecked Sendable {
 
     /// Frames waiting before the live encoder now.
     public var encoderQueue: Int { running.value?.live.input.queued ?? 0 }
-
-    /// Numbers for status lines and the end-of-run summary.
-    public struct Status: Sendable {
-        public var size: PixelSize
-        public var frame: Int64
-        public var rendered: UInt64
-        public var repeated: UInt64
-        public var late: UInt64
-        public var encoderDropped: UInt64
-        public var encoded: UInt64
-        public var outputs: [(id: String, state: String, delivered: UInt64, dropped: UInt64, bytes: UInt64)]
-        public var viewers: Int
-        public var uptime: Double
-        /// Restarts of outputs that retry (pushes), by id.
-        public var restarts: [(String, Int)] = []
-        /// Frames left out on purpose (`--inject-drops`); not in `dropped`.
-        public var injected: UInt64 = 0
-        /// How long the live encoder's frames were really held by `--inject-delay-ms`.
-        public var delayHeld: LatencySummary?
-        /// The sound (nil with `--audio none`): what it is, AAC packets encoded, sample chunks dropped before it.
-        public var audio: (choice: String, packets: UInt64, dropped: UInt64)?
-        /// The music heard now (`--audio FILE`), and the frames of silence its decoder was late by.
-        public var music: MusicPlayer.NowPlaying?
-        public var musicGapFrames: Int64 = 0
-        public var musicFiles = 0
-        /// WebRTC viewers now (and how many are connected), the limit, and the totals since the start.
-        public var webrtc: (viewers: Int, connected: Int, vp8: Int, max: Int, totals: WebRTCOutput.Counts)?
-
-        /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
-        public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
-    }
-
-    public var status: Status {
-        let s = loop?.stats ?? FrameLoop.Stats()
-        let graph = running.value
-        let encs = graph?.encoders ?? []
-        let (outputs, retired, final, finalHeld) = lock.withLock { (ran, retiredEncoderDrops, finalEncoded, finalDelayHeld) }
-        let outs = (servers + outputs as [any Output]).map { o in
-            (id: o.id, state: o.stateText, delivered: o.delivered, dropped: o.dropped, bytes: o.bytes)
-        }
-        var status = Status(size: s.size, frame: s.frame, rendered: s.rendered, repeated: s.repeated, late: s.late,
-                            encoderDropped: encs.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped } + retired,
-                            encoded: graph?.live.encodedFrames ?? final,
-                            outputs: outs, viewers: (rtsp?.viewers ?? 0) + (webrtc?.viewerCount ?? 0),
-                            uptime: Date().timeIntervalSince(started))
-        if let webrtc {
-            status.webrtc = (webrtc.viewerCount, webrtc.connectedCount, webrtc.vp8Count, webrtc.maxViewers, webrtc.totals)
-        }
-        status.restarts = outputs.map { ($0.id, $0.restarts) }
-        status.injected = s.injected
-        status.delayHeld = graph?.live.delayHeld ?? finalHeld
-        if let audio { status.audio = (audio.choice.description, audio.encodedPackets, audio.dropped) }
-        status.music = music?.nowPlaying
-        status.musicGapFrames = music?.gapFrames ?? 0
-        status.musicFiles = music?.files.count ?? 0
-        return status
-    }
 
     /// One input per video layer, each failing and retrying alone; their events go to the event stream.
     private func startVideoInputs() {

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Remembers the last viewer count, to tell a join from a leave.
+///
+/// `@unchecked Sendable`: `last` is only read and written under `lock`.
+final class ViewerCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last = 0
+    func update(_ n: Int) -> Bool { lock.withLock { defer { last = n }; return n > last } }
+}
+
+/// How the session makes its outputs from what the user asked for: the RTSP server, and a recording's, push's or
+/// pipeline's `PipelineOutput` from its template, with sound when the stream has some and events to the bus.
+extension LiveSession {
+    func makeRTSPOutput(_ endpoint: RTSPEndpoint) throws -> RTSPOutput {
+        let events = self.events
+        let counter = ViewerCounter()
+        return try RTSPOutput(endpoint: endpoint, template: try PipelineTemplate.load("rtsp-media"),
+                              title: options.scene.title, audio: !options.audio.isSilent, onViewers: { n in
+            events.publish(counter.update(n) ? .viewerJoined(.rtsp(viewers: n)) : .viewerLeft(.rtsp(viewers: n)))
+        })
+    }
+
+    /// The output for `spec` from its pipeline file, not yet started; `location` overrides a recording's path
+    /// (the numbered files of a split recording).
+    func makePipelineOutput(_ spec: OutputSpec, index: Int, location override: String?) throws -> PipelineOutput {
+        let tags = PipelineTemplate.titleTags(options.scene.title)
+        let out: PipelineOutput
+        switch spec {
+        case .record(let path, let format, _):
+            let location = override ?? path
+            out = PipelineOutput(id: "record:\(location)", spec: spec,
+                                 template: try PipelineTemplate.load("record-\(format.rawValue)"),
+                                 values: ["location": PipelineTemplate.quoted(location)],
+                                 maxQueued: options.fps * 2, audio: soundCodec(format == .mkv ? options.mkvAudioCodec : .aac),
+                                 log: log)
+        case .push(let url, let scheme):
+            out = PipelineOutput(id: "push:\(url)", spec: spec, template: try PipelineTemplate.load("push-\(scheme)"),
+                                 values: ["location": PipelineTemplate.quoted(url)],
+                                 maxQueued: options.fps / 2, audio: soundCodec(.aac), log: log)
+        case .custom(let path):
+            out = PipelineOutput(id: "pipeline:\(URL(fileURLWithPath: path).lastPathComponent)#\(index)", spec: spec,
+                                 template: try PipelineTemplate.load(path: path),
+                                 values: ["tags": tags, "title": PipelineTemplate.quoted(options.scene.title)],
+                                 maxQueued: options.fps, audio: soundCodec(.aac), log: log)
+        case .rtsp:
+            throw OutputSpec.Invalid(description: "internal: rtsp is not a pipeline output")
+        }
+        out.title = options.scene.title
+        if let audio { out.hear(audio) }
+        let events = self.events
+        out.onEvent = { events.publish($0) }
+        return out
+    }
+
+    /// The codec an output takes its sound in; nil when the stream is silent.
+    func soundCodec(_ codec: AudioCodec) -> AudioCodec? { options.audio.isSilent ? nil : codec }
+}

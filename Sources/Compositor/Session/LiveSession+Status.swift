@@ -1,0 +1,61 @@
+import Foundation
+
+/// The session's numbers: what `status`, the status lines, /metrics and the end-of-run summary show.
+extension LiveSession {
+    /// Numbers for status lines and the end-of-run summary.
+    public struct Status: Sendable {
+        public var size: PixelSize
+        public var frame: Int64
+        public var rendered: UInt64
+        public var repeated: UInt64
+        public var late: UInt64
+        public var encoderDropped: UInt64
+        public var encoded: UInt64
+        public var outputs: [(id: String, state: String, delivered: UInt64, dropped: UInt64, bytes: UInt64)]
+        public var viewers: Int
+        public var uptime: Double
+        /// Restarts of outputs that retry (pushes), by id.
+        public var restarts: [(String, Int)] = []
+        /// Frames left out on purpose (`--inject-drops`); not in `dropped`.
+        public var injected: UInt64 = 0
+        /// How long the live encoder's frames were really held by `--inject-delay-ms`.
+        public var delayHeld: LatencySummary?
+        /// The sound (nil with `--audio none`): what it is, AAC packets encoded, sample chunks dropped before it.
+        public var audio: (choice: String, packets: UInt64, dropped: UInt64)?
+        /// The music heard now (`--audio FILE`), and the frames of silence its decoder was late by.
+        public var music: MusicPlayer.NowPlaying?
+        public var musicGapFrames: Int64 = 0
+        public var musicFiles = 0
+        /// WebRTC viewers now (and how many are connected), the limit, and the totals since the start.
+        public var webrtc: (viewers: Int, connected: Int, vp8: Int, max: Int, totals: WebRTCOutput.Counts)?
+
+        /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
+        public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
+    }
+
+    public var status: Status {
+        let s = loop?.stats ?? FrameLoop.Stats()
+        let graph = running.value
+        let encs = graph?.encoders ?? []
+        let (outputs, retired, final, finalHeld) = lock.withLock { (ran, retiredEncoderDrops, finalEncoded, finalDelayHeld) }
+        let outs = (servers + outputs as [any Output]).map { o in
+            (id: o.id, state: o.stateText, delivered: o.delivered, dropped: o.dropped, bytes: o.bytes)
+        }
+        var status = Status(size: s.size, frame: s.frame, rendered: s.rendered, repeated: s.repeated, late: s.late,
+                            encoderDropped: encs.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped } + retired,
+                            encoded: graph?.live.encodedFrames ?? final,
+                            outputs: outs, viewers: (rtsp?.viewers ?? 0) + (webrtc?.viewerCount ?? 0),
+                            uptime: Date().timeIntervalSince(started))
+        if let webrtc {
+            status.webrtc = (webrtc.viewerCount, webrtc.connectedCount, webrtc.vp8Count, webrtc.maxViewers, webrtc.totals)
+        }
+        status.restarts = outputs.map { ($0.id, $0.restarts) }
+        status.injected = s.injected
+        status.delayHeld = graph?.live.delayHeld ?? finalHeld
+        if let audio { status.audio = (audio.choice.description, audio.encodedPackets, audio.dropped) }
+        status.music = music?.nowPlaying
+        status.musicGapFrames = music?.gapFrames ?? 0
+        status.musicFiles = music?.files.count ?? 0
+        return status
+    }
+}
