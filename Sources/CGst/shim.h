@@ -146,4 +146,9 @@ static inline GstBuffer *cgst_probe_info_first_buffer(GstPadProbeInfo *info) {
 // GST_IS_BASE_SINK is a type-check macro.
 static inline gboolean cgst_is_base_sink(gpointer object) { return GST_IS_BASE_SINK(object); }
 
+// An action signal that takes one string and returns nothing (wpesrc's "run-javascript"); the emit is variadic.
+static inline void cgst_emit_string(gpointer object, const gchar *signal, const gchar *text) {
+    g_signal_emit_by_name(object, signal, text);
+}
+
 #endif

@@ -111,3 +111,38 @@ struct CtlPage: CtlVerb {
         say(ControlServer.pageURL(base: client.base, token: client.token))
     }
 }
+
+struct CtlWeb: CtlVerb {
+    static let configuration = CommandConfiguration(
+        commandName: "web", abstract: "Call into a web widget's page, as CasparCG does: update DATA, play, next, stop, remove, reload, invoke NAME [DATA].",
+        discussion: """
+        pipcompose ctl web lower update '{"f0":"Jane Doe","f1":"Reporter"}'
+        pipcompose ctl web lower play | next | stop | remove | reload
+        pipcompose ctl web board invoke setScore '{"home":2,"away":1}'
+        Says what the page answered: done, or the page's error (exit 1).
+        """)
+    @ParentCommand var ctl: CtlCommand
+    @OptionGroup var own: ControlOptions
+    @Argument(help: "The web widget's id.") var id: String
+    @Argument(help: "update, play, next, stop, remove, reload or invoke.") var call: String
+    @Argument(help: "update: the data (JSON or <templateData> XML); invoke: the function's name, then its argument.")
+    var rest: [String] = []
+
+    func validate() throws {
+        let calls = ["update", "play", "next", "stop", "remove", "reload", "invoke"]
+        guard calls.contains(call) else { throw ValidationError("'\(call)' is not a call; use \(calls.joined(separator: ", "))") }
+        if call == "update" && rest.count != 1 { throw ValidationError("update takes one argument: the data, e.g. '{\"f0\":\"Jane\"}'") }
+        if call == "invoke" && !(1...2).contains(rest.count) { throw ValidationError("invoke takes a function's name and an optional argument") }
+        if !["update", "invoke"].contains(call) && !rest.isEmpty { throw ValidationError("\(call) takes no argument") }
+    }
+
+    func run() throws {
+        var body: [String: JSONValue] = ["call": .string(call)]
+        if call == "update" { body["data"] = .string(rest[0]) }
+        if call == "invoke" {
+            body["name"] = .string(rest[0])
+            if rest.count == 2 { body["data"] = .string(rest[1]) }
+        }
+        try connection.call("POST", "/v1/web/\(id)", body)
+    }
+}

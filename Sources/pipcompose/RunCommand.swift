@@ -85,6 +85,9 @@ struct RunCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Move the sound against the picture by this many milliseconds (-5000...5000; negative: earlier), to check an A/V probe.")
     var injectAvOffsetMs: Double = 0
 
+    @Option(help: "The most memory in MiB a web widget's page (its processes together) may use before it is started again (64...65536).")
+    var webMemoryLimit: Int = 1024
+
     @Flag(help: "Print every pipeline that would run, then exit.")
     var dumpPipeline = false
 
@@ -127,6 +130,9 @@ struct RunCommand: ParsableCommand {
         guard (1...300).contains(webrtcConnectTimeout) else {
             throw ValidationError("--webrtc-connect-timeout must be 1...300 seconds, got \(webrtcConnectTimeout)")
         }
+        guard (64...65536).contains(webMemoryLimit) else {
+            throw ValidationError("--web-memory-limit must be 64...65536 MiB, got \(webMemoryLimit)")
+        }
         guard (1...1000).contains(webrtcMaxViewers) else {
             throw ValidationError("--webrtc-max-viewers must be 1...1000, got \(webrtcMaxViewers)")
         }
@@ -145,6 +151,7 @@ struct RunCommand: ParsableCommand {
         options.injectAVOffsetMs = injectAvOffsetMs
         options.mkvAudioCodec = codec
         options.encoder = try encoder.settings()
+        options.web.memoryLimit = webMemoryLimit << 20
         let controlSettings = try control.settings()
         if webrtc, let c = controlSettings {
             options.webrtc = WebRTCSettings(maxViewers: webrtcMaxViewers, addresses: LocalAddresses.forICE(listeningOn: c.host))

@@ -34,6 +34,10 @@ final class CountingSession: ControlledSession, @unchecked Sendable {
     func stopOutput(id: String) throws(ControlError) { called("stopOutput") }
     func framePNG(size: PixelSize?) async throws -> Data { called("framePNG"); return Data() }
     var whep: (any WHEPService)? { nil }
+    func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String {
+        called("webCall")
+        return "done"
+    }
 }
 
 /// The control API's access rules on its routes, in this process, with no picture behind them.
@@ -77,6 +81,7 @@ final class CountingSession: ControlledSession, @unchecked Sendable {
                 ("/v1/skip", .post, ""), ("/v1/widgets/memo", .patch, #"{"text":"x"}"#),
                 ("/v1/outputs", .post, #"{"push":"rtmp://a/b/c"}"#), ("/v1/outputs?id=x", .delete, ""),
                 ("/v1/frame.png", .get, ""), ("/metrics", .get, ""), ("/v1/status", .get, ""),
+                ("/v1/web/lower", .post, #"{"call":"play"}"#),
             ]
             try await app.test(.router) { client in
                 for (uri, method, body) in verbs {

@@ -4,6 +4,7 @@
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /// BGRx -> I420 (BT.709, limited range) for the rectangle x0..x1, y0..y1 (even edges, inside the picture), byte
 /// for byte what I420Converter.convertScalar gives: Y = 16 + (47 R + 157 G + 16 B + 128) >> 8, and chroma from
@@ -38,3 +39,13 @@ int ck_uses_avx2(void);
 /// and a frame that starts cold (x264 ran in between) missed the TLB on every row. Measured: 41 -> 34 us a frame
 /// for the demo ticker's band (docs/BENCHMARKS.md).
 void *ck_alloc_planes(size_t bytes);
+
+/// Starts `path` with `argv` (and `envp`, or this process's environment) in a session of its own (setsid: its
+/// process group is its own, so the web process it starts ends with it when the group is killed), standard input,
+/// output and error on the three descriptors, every other descriptor closed, signals at their defaults and none
+/// blocked. Returns the pid, or -1. Here because Swift's Glibc module does not offer posix_spawn's setsid flag or
+/// posix_spawn_file_actions_addclosefrom_np (GNU extensions).
+pid_t ck_spawn_session(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd, int err_fd);
+
+/// pipe2(fds, O_CLOEXEC): a pipe no other child inherits (pipe2 is a GNU extension Swift's Glibc does not offer).
+int ck_pipe_cloexec(int fds[2]);

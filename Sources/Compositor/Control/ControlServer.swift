@@ -9,7 +9,8 @@ import ServiceLifecycle
 /// 4xx with `{"error": {"message": …}}` naming the problem, and no request can stop the stream. See
 /// docs/openapi.yaml.
 ///
-/// `@unchecked Sendable`: `task`, `group` and `boundPort` are written by `start()` and `stop()`, which the owner calls in turn, never at once; request handlers read only `session`, `access` and `place`, set in `init`.
+/// `@unchecked Sendable`: `boundPort` is written by `start()`, before any request; request handlers read only
+/// `session`, `access` and `place`, set in `init`.
 public final class ControlServer: @unchecked Sendable {
     public let session: any ControlledSession
     public let host: String
@@ -18,8 +19,7 @@ public final class ControlServer: @unchecked Sendable {
     /// Where recordings started over the API may write.
     public let place: RecordingPlace
     public private(set) var boundPort = 0
-    private var task: Task<Void, Never>?
-    private var group: ServiceGroup?
+    private let service = HTTPService()
 
     /// Bodies larger than this are refused (413).
     public static let maxBody = 1 << 20
@@ -60,43 +60,11 @@ public final class ControlServer: @unchecked Sendable {
 
     /// Binds and serves; throws when the port cannot be had.
     public func start() throws {
-        let ready = DispatchSemaphore(value: 0)
-        /// `@unchecked Sendable`: written once by the server task before `ready` is signalled, read after the wait.
-        final class Outcome: @unchecked Sendable { var port = 0; var error: (any Error)? }
-        let outcome = Outcome()
-        let logger = {
-            var l = Logger(label: "pipcompose.control")
-            l.logLevel = .warning
-            return l
-        }()
-        let app = Application(
-            router: makeRouter(),
-            configuration: .init(address: .hostname(host, port: port), serverName: "pipcompose"),
-            onServerRunning: { channel in
-                outcome.port = channel.localAddress?.port ?? 0
-                ready.signal()
-            },
-            logger: logger
-        )
-        // Run in a service group of our own, so `stop` can shut the server down gracefully (close the listener,
-        // let requests in flight finish) instead of cancelling it mid-flight.
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [],
-                                                      cancellationSignals: [], logger: logger))
-        self.group = group
-        task = Task {
-            do { try await group.run() } catch {
-                outcome.error = error
-                ready.signal()
-            }
-        }
-        if ready.wait(timeout: .now() + 10) == .timedOut {
-            throw ControlError(500, "the control API did not start within 10 s")
-        }
-        if let error = outcome.error {
+        do { try service.start(makeRouter(), host: host, port: port, label: "pipcompose.control") } catch {
             throw ControlError(500, "cannot serve the control API on \(host):\(port): \(error); choose another "
                                + "port with --control PORT (another pipcompose?)")
         }
-        boundPort = outcome.port
+        boundPort = service.port
     }
 
     public var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(boundPort)" }
@@ -111,19 +79,10 @@ public final class ControlServer: @unchecked Sendable {
         return base + "/?token=" + (token.addingPercentEncoding(withAllowedCharacters: allowed) ?? token)
     }
 
-    /// Ends the event streams, then shuts the server down gracefully; cancels it if that takes over 3 s.
+    /// Ends the event streams, then shuts the server down gracefully.
     public func stop() {
         session.events.finish()
-        guard let task, let group else { return }
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            await group.triggerGracefulShutdown()
-            await task.value
-            done.signal()
-        }
-        if done.wait(timeout: .now() + 3) == .timedOut { task.cancel() }
-        self.task = nil
-        self.group = nil
+        service.stop()
     }
 
     // MARK: - Routes
@@ -236,6 +195,27 @@ public final class ControlServer: @unchecked Sendable {
             // The output leaves now; finalizing its file takes up to 10 s and is reported by `didStop`.
             do { try session.stopOutput(id: id) } catch { throw Self.http(error) }
             return try Self.json(["stopping": id], status: .accepted)
+        }
+        router.post("/v1/web/:id") { request, context in
+            let id = context.parameters.get("id") ?? ""
+            let body = try await Self.body(request)
+            guard case .string(let call)? = body["call"] else {
+                throw HTTPError(.badRequest, message: "expected {\"call\": \"update\", \"data\": …}; calls: update, play, "
+                                + "next, stop, remove, reload, invoke (with \"name\")")
+            }
+            var data: String?
+            switch body["data"] {
+            case .string(let s)?: data = s
+            case .object, .array:
+                data = (try? JSONEncoder().encode(body["data"]!)).map { String(decoding: $0, as: UTF8.self) }
+            case nil, .null?: data = nil
+            default: throw HTTPError(.badRequest, message: "'data' must be JSON (an object or a string)")
+            }
+            var name: String?
+            if case .string(let n)? = body["name"] { name = n }
+            do { return try Self.json(["result": try await session.webCall(id: id, call: call, data: data, name: name)]) } catch {
+                throw Self.http(error)
+            }
         }
         router.get("/v1/frame.png") { request, _ in
             var size: PixelSize?

@@ -22,6 +22,8 @@ public protocol ControlledSession: AnyObject, Sendable {
     func framePNG(size: PixelSize?) async throws -> Data
     /// WHEP, with `run --webrtc`.
     var whep: (any WHEPService)? { get }
+    /// A call into web widget `id`'s page (`update`, `play`, `next`, `stop`, `remove`, `reload`, `invoke`).
+    func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String
 }
 
 /// Browsers' WebRTC sessions: an SDP offer answered, a session ended (`WebRTCOutput`).

@@ -71,6 +71,18 @@ public struct StatusPayload: Codable, Sendable {
         public var inputSize: String?
     }
     public var inputs: [Input]
+    /// Each web widget's page: starting, playing or failed (and started again), the frames it made, its processes'
+    /// memory, how often it was started again and why last.
+    public struct Web: Codable, Sendable {
+        public var id: String
+        public var state: String
+        public var frames: UInt64
+        public var restarts: Int
+        public var memoryMiB: Int
+        public var lastError: String?
+        public var size: String?
+    }
+    public var web: [Web]?
 
     public init(_ s: LiveSession.Status, session: LiveSession) {
         state = session.playback.isPaused ? "paused" : "playing"
@@ -100,5 +112,10 @@ public struct StatusPayload: Codable, Sendable {
                          inputSize: i.inputSize?.description)
         }
         outputs = s.outputs.map { Output(id: $0.id, state: $0.state, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes) }
+        let pages = session.pageStatus
+        web = pages.isEmpty ? nil : pages.map {
+            Web(id: $0.id, state: $0.state.rawValue, frames: $0.frames, restarts: $0.restarts,
+                memoryMiB: $0.memoryBytes >> 20, lastError: $0.lastError, size: $0.size?.description)
+        }
     }
 }

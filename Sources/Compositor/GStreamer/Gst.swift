@@ -17,6 +17,17 @@ public enum Gst {
         return true
     }
 
+    /// Runs GLib's default main context on this thread until `quit` is called (from any thread). Some elements
+    /// post work there: WPE WebKit's source starts its web process from it.
+    public static func runMainLoop(until quit: (@escaping @Sendable () -> Void) -> Void) {
+        initialize()
+        let loop = g_main_loop_new(nil, 0)!
+        nonisolated(unsafe) let unsafeLoop = loop
+        quit { g_main_loop_quit(unsafeLoop) }
+        g_main_loop_run(loop)
+        g_main_loop_unref(loop)
+    }
+
     public static var version: String {
         initialize()
         return String(cString: gst_version_string())

@@ -100,6 +100,16 @@ public final class Pipeline: @unchecked Sendable {
         return true
     }
 
+    /// Emits the action signal `signal` that takes one string on the element named `name` (wpesrc's
+    /// `run-javascript`); false when there is no such element.
+    @discardableResult
+    public func emit(_ signal: String, _ text: String, onElementNamed name: String) -> Bool {
+        guard let e = element(named: name) else { return false }
+        defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
+        cgst_emit_string(UnsafeMutableRawPointer(e), signal, text)
+        return true
+    }
+
     /// Sets a property, from its string form, of the RTP session manager (rtpbin) that the rtspsrc named `name`
     /// makes when it connects.
     public func setOnManager(ofElementNamed name: String, _ property: String, _ value: String) {

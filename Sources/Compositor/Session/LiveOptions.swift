@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything `pipcompose run` was asked for, already checked.
 public struct LiveOptions: Sendable {
     public var scene: Scene
@@ -19,6 +21,8 @@ public struct LiveOptions: Sendable {
     public var mkvAudioCodec = AudioCodec.aac
     /// Browsers as viewers over WHEP on the control port (`--webrtc`); nil: off.
     public var webrtc: WebRTCSettings?
+    /// Web widgets' pages: the most memory each page's processes may use together (`--web-memory-limit`).
+    public var web = WebSettings()
 
     public init(scene: Scene, size: PixelSize? = nil, fps: Int? = nil, outputs: [OutputSpec] = []) {
         self.scene = scene
@@ -40,5 +44,24 @@ public struct WebRTCSettings: Sendable, Equatable {
     public init(maxViewers: Int = 64, addresses: [String] = ["127.0.0.1"]) {
         self.maxViewers = maxViewers
         self.addresses = addresses
+    }
+}
+
+/// How web widgets' pages run.
+public struct WebSettings: Sendable, Equatable {
+    /// Bytes of resident memory a page's processes (its renderer, WebKit's web and network processes) may use
+    /// together before the page is taken down and started again.
+    public var memoryLimit = 1024 << 20
+    /// The pipcompose binary a page runs in (`pipcompose web-page`); nil: this process's own.
+    public var executable: String?
+
+    public init() {}
+
+    /// The binary pages run in: `PIPCOMPOSE_BINARY` when set (a process that is not pipcompose itself, such as
+    /// the test runner), else this one.
+    public var resolvedExecutable: String {
+        if let executable { return executable }
+        if let env = ProcessInfo.processInfo.environment["PIPCOMPOSE_BINARY"], !env.isEmpty { return env }
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 }

@@ -32,6 +32,9 @@ public final class LiveSession: @unchecked Sendable {
     var musicCard: MusicCard?
     /// The inputs of the scene's video layers, from `start()` until `stop()`.
     public private(set) var videoInputs: [VideoInput] = []
+    /// Web widgets' pages and the server they load from, from `start()` until `stop()`; behind `lock`.
+    var pages: [PageProcess] = []
+    var pageServer: PageServer?
     /// The outputs named on the command line, prepared, until `start()` puts them in the topology.
     private var prepared: [PipelineOutput] = []
     public private(set) var rtsp: RTSPOutput?
@@ -222,6 +225,7 @@ public final class LiveSession: @unchecked Sendable {
             running.value = RunningGraph(topology: topology, live: live, outputs: outputs)
         }
         startVideoInputs()
+        startPages()
         // Draw one frame before the clock starts: fonts, glyph caches and artwork are loaded now, not on the
         // first live frame, which would otherwise be late.
         _ = try? renderer.snapshot(at: FrameTime(frame: 0, media: 0, wall: Date()))
@@ -268,6 +272,7 @@ public final class LiveSession: @unchecked Sendable {
         }
         stopMusic()
         for input in videoInputs { input.stop() }
+        stopPages()
         for e in encoders { ok = e.finish() && ok }
         let outs = lock.withLock {
             finalEncoded = graph.live.encodedFrames
@@ -292,7 +297,8 @@ public final class LiveSession: @unchecked Sendable {
         return ok
     }
 
-    /// Checks once a second for new drops and reports them as one event (never more than one a second).
+    /// Checks once a second for new drops and reports them as one event (never more than one a second); tells web
+    /// pages what changed.
     private func watchDrops() {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "drop-watch"))
         var reported: UInt64 = 0
@@ -304,6 +310,7 @@ public final class LiveSession: @unchecked Sendable {
                 self.events.publish(.framesDropped(new: dropped - reported, total: dropped))
                 reported = dropped
             }
+            self.tellPages()
         }
         timer.resume()
         lock.withLock { dropWatch = timer }

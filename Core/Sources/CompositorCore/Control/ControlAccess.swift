@@ -144,7 +144,7 @@ public struct ControlAccess: Sendable {
     }
 
     /// Compares in time that does not depend on where the strings first differ.
-    static func same(_ a: String, _ b: String) -> Bool {
+    public static func same(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
         var diff = UInt8(x.count == y.count ? 0 : 1)
         for i in 0..<y.count { diff |= (i < x.count ? x[i] : 0) ^ y[i] }
@@ -152,7 +152,7 @@ public struct ControlAccess: Sendable {
     }
 
     /// `[::1]:8555` → `::1`, `127.0.0.1:8555` → `127.0.0.1`, `Name.` → `name`.
-    static func hostName(_ hostPort: String) -> String {
+    public static func hostName(_ hostPort: String) -> String {
         if hostPort.hasPrefix("["), let close = hostPort.firstIndex(of: "]") {
             return String(hostPort[hostPort.index(after: hostPort.startIndex)..<close])
         }

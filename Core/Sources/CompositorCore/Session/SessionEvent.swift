@@ -50,6 +50,14 @@ public enum SessionEvent: Sendable, Equatable {
     case inputEnded(id: String, source: String)
     case inputChanged(id: String, source: String)
     case inputSizeChanged(id: String, from: PixelSize, to: PixelSize)
+    // Web widgets' pages.
+    /// A page was taken down (it crashed, hung, used too much memory, never loaded, navigated away) and is started
+    /// again after `retryInSeconds`; the widget shows its last good frame meanwhile.
+    case widgetFailed(id: String, reason: String, retryInSeconds: Double)
+    /// A page that had failed shows frames again.
+    case widgetRecovered(id: String, restarts: Int)
+    /// A page's own script failed in a call (`update`, `play`…) or reported an error; the page runs on.
+    case pageError(id: String, message: String)
 
     /// Who joined or left.
     public enum Viewer: Sendable, Equatable {
@@ -67,6 +75,7 @@ public enum SessionEvent: Sendable, Equatable {
         case viewerJoined, viewerConnected, viewerLeft, vp8Started, vp8Stopped
         case playerFound, playerLost, playerIgnored, nowPlayingChanged, trackChanged
         case inputStarted, inputBack, inputLost, inputEnded, inputChanged, inputSizeChanged
+        case widgetFailed, widgetRecovered, pageError
     }
 
     public var kind: Kind {
@@ -102,6 +111,9 @@ public enum SessionEvent: Sendable, Equatable {
         case .inputEnded: .inputEnded
         case .inputChanged: .inputChanged
         case .inputSizeChanged: .inputSizeChanged
+        case .widgetFailed: .widgetFailed
+        case .widgetRecovered: .widgetRecovered
+        case .pageError: .pageError
         }
     }
 
@@ -150,6 +162,10 @@ public enum SessionEvent: Sendable, Equatable {
         case .inputLost(let id, let s, let reason, let retry):
             return ["id": id, "source": s, "reason": reason, "retryInSeconds": String(format: "%.0f", retry)]
         case .inputSizeChanged(let id, let from, let to): return ["id": id, "from": from.description, "to": to.description]
+        case .widgetFailed(let id, let reason, let retry):
+            return ["id": id, "reason": reason, "retryInSeconds": String(format: "%.0f", retry)]
+        case .widgetRecovered(let id, let restarts): return ["id": id, "restarts": String(restarts)]
+        case .pageError(let id, let message): return ["id": id, "message": message]
         }
     }
 
@@ -168,6 +184,10 @@ public enum SessionEvent: Sendable, Equatable {
         case .inputEnded(let id, let s): return "video '\(id)': ended \(s)"
         case .inputChanged(let id, let s): return "video '\(id)': switching to \(s)"
         case .inputSizeChanged(let id, let from, let to): return "video '\(id)': the source went from \(from) to \(to)"
+        case .widgetFailed(let id, let reason, let retry):
+            return "web '\(id)': \(reason); the page starts again in \(String(format: "%.0f", retry)) s"
+        case .widgetRecovered(let id, _): return "web '\(id)': the page is back"
+        case .pageError(let id, let message): return "web '\(id)': \(message)"
         default: return nil
         }
     }

@@ -2,7 +2,7 @@
 public enum WidgetTypes {
     public static let all: [any WidgetConfig.Type] = [
         ClockConfig.self, TickerConfig.self, NowPlayingConfig.self, ImageConfig.self, TextConfig.self,
-        TimecodeConfig.self, VideoConfig.self,
+        TimecodeConfig.self, VideoConfig.self, WebConfig.self,
     ]
 
     public static var names: [String] { all.map { $0.type } }

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Web widgets: their pages served (PageServer) and run (PageProcess), the CasparCG calls made into them, and what
+/// `window.pipcompose` tells them.
+extension LiveSession {
+    /// Starts a page for every web widget of the scene; the widgets draw what the pages make.
+    func startPages() {
+        let widgets = renderer.scene.widgets.compactMap { renderer.widget(id: $0.id) as? WebWidget }
+        guard !widgets.isEmpty else { return }
+        let server = PageServer(folder: options.scene.folder)
+        do { try server.start() } catch {
+            log("warning: web widgets show nothing: their pages cannot be served: \(error)")
+            return
+        }
+        let events = self.events
+        let viewport = PixelSize(width: (renderer.size.width + 63) / 64 * 64, height: (renderer.size.height + 63) / 64 * 64)
+        var made: [PageProcess] = []
+        for w in widgets {
+            let page = PageProcess(id: w.id, server: server, settings: .init(
+                executable: options.web.resolvedExecutable, fps: w.config.fps ?? options.fps, viewport: viewport,
+                memoryLimit: options.web.memoryLimit), onEvent: { events.publish($0) })
+            let inner: String, sameOrigin: Bool, inline: String?
+            switch w.config.source {
+            case .file(let path, _): (inner, sameOrigin, inline) = (server.fileURL(path), true, nil)
+            case .url(let url): (inner, sameOrigin, inline) = (url, false, nil)
+            case .html(let text, _): (inner, sameOrigin, inline) = (server.inlineURL(w.id), true, text)
+            }
+            let report = server.reportURL(w.id), data = w.config.data
+            server.add(w.id, PageServer.Page(
+                wrapper: { [weak self] size in
+                    PageWrapper.html(.init(inner: inner, sameOrigin: sameOrigin, size: size, report: report, data: data,
+                                           state: self?.pageState(size) ?? "{}"))
+                },
+                inline: inline, onReport: { [weak page] in page?.report($0) }))
+            w.attach(page.frames)
+            made.append(page)
+        }
+        lock.withLock {
+            pageServer = server
+            pages = made
+        }
+        for page in made { page.start() }
+    }
+
+    func stopPages() {
+        let (server, all) = lock.withLock { () -> (PageServer?, [PageProcess]) in
+            defer { pages = []; pageServer = nil }
+            return (pageServer, pages)
+        }
+        for page in all { page.stop() }
+        server?.stop()
+    }
+
+    /// What `window.pipcompose` says now: the page's size, the picture's, the viewers, whether it plays.
+    func pageState(_ size: PixelSize?) -> String {
+        let s = status
+        var fields = ["\"viewers\":\(s.viewers)", "\"playing\":\(!playback.isPaused)",
+                      "\"pictureWidth\":\(s.size.width)", "\"pictureHeight\":\(s.size.height)"]
+        if let size { fields += ["\"width\":\(size.width)", "\"height\":\(size.height)"] }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// Tells every page what changed (once a second, with the drop watch).
+    func tellPages() {
+        for page in lock.withLock({ pages }) { page.tell(pageState(page.frames.wantedSize)) }
+    }
+
+    /// The pages' states for `status`.
+    var pageStatus: [PageProcess.Status] { lock.withLock { pages }.map(\.status) }
+
+    /// A CasparCG call on web widget `id`: update (with data: JSON or CasparCG's `<templateData>` XML), play,
+    /// next, stop, remove; reload; or invoke NAME. Answers what the page said within 3 s.
+    public func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String {
+        let all = lock.withLock { pages }
+        guard let page = all.first(where: { $0.id == id }) else {
+            throw .notFound("no web widget '\(id)'; web widgets: "
+                            + (all.isEmpty ? "none" : all.map(\.id).joined(separator: ", ")))
+        }
+        let function: String, argument: String?
+        switch call {
+        case "update":
+            guard let data else { throw .bad("update needs data: JSON such as {\"f0\":\"Jane\"}, or <templateData> XML") }
+            let text = data.trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.hasPrefix("{") || text.hasPrefix("[") {
+                guard (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil else {
+                    throw .bad("update's data is not valid JSON: \(text.prefix(60))")
+                }
+            } else if !text.hasPrefix("<") {
+                throw .bad("update takes JSON ({\"f0\":\"Jane\"}) or CasparCG's <templateData> XML, got '\(text.prefix(40))'")
+            }
+            (function, argument) = ("update", text)
+        case "play", "next", "stop", "remove": (function, argument) = (call, nil)
+        case "reload":
+            page.reload()
+            return "reloading"
+        case "invoke":
+            guard let name, !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "$" }) else {
+                throw .bad("invoke needs the name of one of the page's functions (letters, digits, _)")
+            }
+            (function, argument) = (name, data)
+        default:
+            throw .bad("'\(call)' is not a call; use update, play, next, stop, remove, reload or invoke")
+        }
+        switch await page.call(function, argument) {
+        case .done: return "done"
+        case .posted: return "posted"
+        case .noAnswer: return "sent; the page has not answered yet"
+        case .failed(let why):
+            events.publish(.pageError(id: id, message: why))
+            throw .unprocessable("web '\(id)': \(why)")
+        case .notRunning(let why): throw .conflict("web '\(id)': \(why)")
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// The newest frame of a web widget's page, handed from the thread that reads the page's process to the render
+/// thread without a copy there: the reader fills a spare surface and swaps it in; the widget takes the newest when
+/// it draws (three surfaces in turn: one being filled, one ready, one being drawn). The frame loop never waits for
+/// the page: it draws what is ready.
+///
+/// `@unchecked Sendable`: everything is behind `lock`; a surface is touched by one thread at a time (the reader
+/// its spare, the render thread the one it took).
+final class PageFrames: @unchecked Sendable {
+    private let lock = NSLock()
+    private var spare: ImageSurface?
+    private var ready: ImageSurface?
+    private var drawn: ImageSurface?
+    /// Bumped by every frame made ready; the widget's appearance.
+    private(set) var sequence: UInt64 = 0
+    private var taken: UInt64 = 0
+    /// The size the widget wants its page at, and who to tell when it changes.
+    private var wanted: PixelSize?
+    var onWanted: (@Sendable (PixelSize) -> Void)?
+
+    /// On the reader's thread: fills a surface of `size` with `fill` (premultiplied BGRA rows, `size.width * 4`
+    /// bytes apart) and makes it the newest.
+    func put(size: PixelSize, _ fill: (UnsafeMutablePointer<UInt8>, Int) -> Void) {
+        var surface = lock.withLock { () -> ImageSurface? in
+            defer { spare = nil }
+            return spare
+        }
+        if surface == nil || surface!.width != size.width || surface!.height != size.height {
+            surface = try? ImageSurface(width: size.width, height: size.height, format: .argb32)
+        }
+        guard let surface else { return }
+        surface.withMutableBytes(dirty: (0, 0, size.width, size.height)) { fill($0, surface.stride) }
+        lock.withLock {
+            spare = ready
+            ready = surface
+            sequence += 1
+        }
+    }
+
+    /// On the render thread: the newest frame (the one taken before when nothing newer came).
+    func take() -> ImageSurface? {
+        lock.withLock {
+            if let r = ready, sequence != taken {
+                if let d = drawn, spare == nil { spare = d }
+                drawn = r
+                ready = nil
+                taken = sequence
+            }
+            return drawn
+        }
+    }
+
+    var newest: UInt64 { lock.withLock { sequence } }
+
+    /// On the render thread: the page should be `size` now.
+    func want(_ size: PixelSize) {
+        let changed = lock.withLock { () -> Bool in
+            defer { wanted = size }
+            return wanted != size
+        }
+        if changed { onWanted?(size) }
+    }
+
+    var wantedSize: PixelSize? { lock.withLock { wanted } }
+}

@@ -1,0 +1,165 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The page's own process (`pipcompose web-page`, started by `PageProcess`): WPE WebKit renders the widget's wrapper
+/// page (PageWrapper) through `wpesrc` at a fixed viewport, the user's page in an iframe of the widget's size at its
+/// top left; the top-left `size` of each frame that differs from the last goes to standard output (`PageWire`), and
+/// commands come on standard input. It runs apart from pipcompose so that a page that crashes, hangs or eats memory
+/// takes only this process with it: wpesrc 1.22 waits for a first frame with no timeout and has no handler for a
+/// crashed web process.
+///
+/// The viewport never changes size: a new size for the page is the iframe's (its CSS re-lays, its state stays), not
+/// new caps. Changing wpesrc's caps while it runs resized the view from the streaming thread without its lock and
+/// aborted the process in 1 of 4 resizes here (and can push frames of the old size: GStreamer #4094).
+public final class PageRenderer: @unchecked Sendable {
+    public let location: String
+    public let fps: Int
+    /// wpesrc's picture, fixed; the page's size within it, which the widget changes.
+    public let viewport: PixelSize
+    /// Behind `stateLock`: the streaming thread crops to it.
+    private var size: PixelSize
+    private var pipeline: Pipeline?
+    private var sink: AppSink?
+    /// Writes to standard output come from the streaming thread (frames) and the heartbeat (messages).
+    private let writeLock = NSLock()
+    /// The last frame sent, to send only frames that changed; and frames WebKit made (the heartbeat's count).
+    private var last: [UInt8] = []
+    private var lastSize = PixelSize(width: 0, height: 0)
+    private var made = 0
+    private let stateLock = NSLock()
+
+    public init(location: String, viewport: PixelSize, size: PixelSize, fps: Int) {
+        self.location = location
+        self.viewport = viewport
+        self.size = PixelSize(width: min(size.width, viewport.width), height: min(size.height, viewport.height))
+        self.fps = fps
+    }
+
+    /// The pipeline: the page at `size` and `fps`, premultiplied BGRA (what WebKit draws), newest frame only.
+    static func launch(location: String, size: PixelSize, fps: Int) -> String {
+        """
+        wpesrc name=page location="\(PipelineTemplate.quoted(location))" draw-background=false
+        ! capsfilter name=size caps=\(caps(size, fps))
+        ! queue max-size-buffers=1 leaky=downstream
+        ! appsink name=out
+        """
+    }
+
+    static func caps(_ size: PixelSize, _ fps: Int) -> String {
+        "video/x-raw,format=BGRA,width=\(size.width),height=\(size.height),framerate=\(fps)/1"
+    }
+
+    /// Runs until standard input closes (the widget is done with it) or the page's pipeline fails; returns the
+    /// exit status.
+    public func run() -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        Gst.initialize()
+        let p: Pipeline
+        do {
+            p = try Pipeline(name: "page", launch: Self.launch(location: location, size: viewport, fps: fps))
+        } catch {
+            send(["error": "\(error)"])
+            return 2
+        }
+        sink = p.appSink(named: "out", dropWhenFull: true, onSample: { [weak self] buffer, caps in
+            self?.frame(buffer, caps)
+        }, onEOS: { [weak self] in self?.send(["error": "the page's stream ended"]) })
+        pipeline = p
+        do {
+            try p.play(onEvent: { [weak self] event in
+                if case .error(let e) = event {
+                    self?.send(["error": "\(e.element): \(e.message)"])
+                    exit(3)
+                }
+            })
+        } catch {
+            send(["error": "\(error)"])
+            return 2
+        }
+        startHeartbeat()
+        // Commands on a thread of their own; this one runs GLib's default main context, which WPE needs.
+        Gst.runMainLoop { quit in
+            let t = Thread { [self] in
+                while let line = readLine() { command(line) }
+                quit()
+            }
+            t.name = "page-commands"
+            t.start()
+        }
+        _ = p.stop(drain: false, timeout: 2)
+        return 0
+    }
+
+    private func frame(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
+        guard let picture = caps?.videoSize else { return }
+        let crop = stateLock.withLock { () -> PixelSize in
+            made += 1
+            return size
+        }
+        // Only whole pictures of the viewport (never a buffer of another size: GStreamer #4094).
+        guard picture == viewport, buffer.size == picture.width * picture.height * 4 else { return }
+        let rowBytes = crop.width * 4, stride = picture.width * 4
+        var out = [UInt8](repeating: 0, count: rowBytes * crop.height)
+        let copied = buffer.withBytes { raw -> Bool in
+            out.withUnsafeMutableBytes { dst in
+                for y in 0..<crop.height {
+                    memcpy(dst.baseAddress! + y * rowBytes, raw.baseAddress! + y * stride, rowBytes)
+                }
+            }
+            return true
+        } ?? false
+        guard copied, crop != lastSize || out != last else { return }
+        last = out
+        lastSize = crop
+        write(PageWire.head(.frame, crop.width, crop.height), out)
+    }
+
+    private func command(_ line: String) {
+        guard let data = line.data(using: .utf8),
+              let c = try? JSONDecoder().decode([String: JSONValue].self, from: data), let pipeline else { return }
+        if case .array(let wh)? = c["size"], wh.count == 2, case .number(let w) = wh[0], case .number(let h) = wh[1],
+           w >= 1, h >= 1 {
+            let next = PixelSize(width: min(Int(w), viewport.width), height: min(Int(h), viewport.height))
+            stateLock.withLock { size = next }
+            pipeline.emit("run-javascript", "window.__pc && __pc.resize(\(next.width), \(next.height))",
+                          onElementNamed: "page")
+        }
+        if case .string(let script)? = c["js"] { pipeline.emit("run-javascript", script, onElementNamed: "page") }
+        if case .string(let url)? = c["location"] { pipeline.set("location", url, onElementNamed: "page") }
+    }
+
+    private func startHeartbeat() {
+        let t = Thread { [weak self] in
+            while let self {
+                Thread.sleep(forTimeInterval: 1)
+                self.send(["alive": .number(Double(self.stateLock.withLock { self.made }))])
+            }
+        }
+        t.name = "page-heartbeat"
+        t.start()
+    }
+
+    private func send(_ message: [String: JSONValue]) {
+        guard let json = try? JSONEncoder().encode(message) else { return }
+        write(PageWire.head(.message, json.count, 0), Array(json))
+    }
+
+    private func send(_ message: [String: String]) { send(message.mapValues { JSONValue.string($0) }) }
+
+    /// Head and payload as one write under the lock; the widget gone (EPIPE) ends this process.
+    private func write(_ head: [UInt8], _ payload: [UInt8]) {
+        writeLock.withLock {
+            for part in [head, payload] {
+                var sent = 0
+                while sent < part.count {
+                    let n = part.withUnsafeBytes { Glibc.write(1, $0.baseAddress! + sent, part.count - sent) }
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { exit(0) }
+                    sent += n
+                }
+            }
+        }
+    }
+}

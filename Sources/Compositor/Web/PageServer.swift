@@ -1,0 +1,124 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Serves web widgets' pages to their WebKit processes, on loopback, under a random path (a capability: nothing else
+/// on the machine can guess it): each widget's wrapper document, the scene folder's files (and nothing above it),
+/// inline HTML, and the wrappers' reports (alive, loaded, calls made, errors). A page loaded from here is one more
+/// origin the control API refuses: it carries no token.
+///
+/// `@unchecked Sendable`: `pages` and `inline` are set before `start()`; reports go to each page's handler.
+final class PageServer: @unchecked Sendable {
+    /// What the server knows of one widget's page.
+    struct Page {
+        var wrapper: (PixelSize) -> String
+        var inline: String?
+        var onReport: @Sendable ([String: JSONValue]) -> Void
+    }
+
+    let folder: String
+    private let secret = ControlToken.random()
+    private let service = HTTPService()
+    private let lock = NSLock()
+    private var pages: [String: Page] = [:]
+    private var sizes: [String: PixelSize] = [:]
+
+    init(folder: String) {
+        self.folder = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    var base: String { "http://127.0.0.1:\(service.port)/\(secret)" }
+
+    func add(_ id: String, _ page: Page) { lock.withLock { pages[id] = page } }
+
+    /// The size the wrapper document of `id` is made for (its iframe's, until the widget resizes it by script).
+    func setSize(_ size: PixelSize, of id: String) { lock.withLock { sizes[id] = size } }
+
+    func wrapperURL(_ id: String) -> String { base + "/w/" + escaped(id) }
+    func fileURL(_ relative: String) -> String { base + "/f/" + relative.split(separator: "/").map { escaped(String($0)) }.joined(separator: "/") }
+    func inlineURL(_ id: String) -> String { base + "/h/" + escaped(id) }
+    func reportURL(_ id: String) -> String { base + "/r/" + escaped(id) }
+
+    private func escaped(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? s }
+
+    func start() throws { try service.start(router(), host: "127.0.0.1", port: 0, label: "pipcompose.pages") }
+    func stop() { service.stop() }
+
+    private func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        let secret = self.secret
+        router.add(middleware: PageGuard(secret: secret))
+        router.get("/:secret/w/:id") { [self] _, context in
+            let id = context.parameters.get("id") ?? ""
+            guard let (page, size) = lock.withLock({ pages[id].map { ($0, sizes[id] ?? PixelSize(width: 320, height: 180)) } }) else {
+                throw HTTPError(.notFound)
+            }
+            return html(page.wrapper(size))
+        }
+        router.get("/:secret/h/:id") { [self] _, context in
+            let id = context.parameters.get("id") ?? ""
+            guard let text = lock.withLock({ pages[id]?.inline }) else { throw HTTPError(.notFound) }
+            // Relative links of inline HTML are taken from the scene's folder.
+            return html("<base href=\"\(base)/f/\">" + text)
+        }
+        router.get("/:secret/f/**") { [self] _, context in
+            let relative = context.parameters.getCatchAll().joined(separator: "/")
+            return try file(relative.removingPercentEncoding ?? relative)
+        }
+        router.post("/:secret/r/:id") { [self] request, context in
+            let id = context.parameters.get("id") ?? ""
+            let body = try await request.body.collect(upTo: 64 << 10)
+            guard let handler = lock.withLock({ pages[id]?.onReport }),
+                  let report = try? JSONDecoder().decode([String: JSONValue].self, from: Data(body.readableBytesView))
+            else { throw HTTPError(.badRequest) }
+            handler(report)
+            return Response(status: .noContent)
+        }
+        return router
+    }
+
+    private func html(_ text: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                 body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// A file below the scene's folder, links resolved; anything else is 404.
+    private func file(_ relative: String) throws -> Response {
+        guard !relative.split(separator: "/").contains(".."),
+              let real = realpath(folder + "/" + relative, nil).map({ p -> String in
+                  defer { free(p) }
+                  return String(cString: p)
+              }),
+              real.hasPrefix(folder == "/" ? "/" : folder + "/"),
+              let data = FileManager.default.contents(atPath: real) else {
+            throw HTTPError(.notFound)
+        }
+        let type = Self.types[URL(fileURLWithPath: real).pathExtension.lowercased()] ?? "application/octet-stream"
+        return Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static let types = [
+        "html": "text/html; charset=utf-8", "htm": "text/html; charset=utf-8", "css": "text/css",
+        "js": "text/javascript", "mjs": "text/javascript", "json": "application/json", "svg": "image/svg+xml",
+        "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
+        "woff": "font/woff", "woff2": "font/woff2", "ttf": "font/ttf", "otf": "font/otf", "txt": "text/plain",
+        "xml": "application/xml", "mp4": "video/mp4", "webm": "video/webm",
+    ]
+}
+
+/// Only requests to 127.0.0.1 under the server's secret path are answered.
+private struct PageGuard: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let secret: String
+
+    func handle(_ request: Request, context: Context,
+                next: (Request, Context) async throws -> Response) async throws -> Response {
+        let first = request.uri.path.split(separator: "/").first.map(String.init) ?? ""
+        guard ControlAccess.same(first, secret),
+              let host = request.head.authority, ControlAccess.hostName(host) == "127.0.0.1" else {
+            throw HTTPError(.notFound)
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,50 @@
+/// A web page drawn by WPE WebKit in a process of its own (PageProcess): each frame shows the newest picture the
+/// page made, at the widget's pixel size, with its transparency over what lies below. Before the page's first
+/// picture, and while its page is being started again, it shows its background (a `background` style) or its last
+/// good picture.
+public final class WebWidget: WidgetBase, Widget {
+    public typealias Config = WebConfig
+
+    public let config: Config
+    /// Where the page's pictures come from: set when its page starts (nil in a snapshot without pages).
+    private(set) var frames: PageFrames?
+    /// The page's size in pixels: the widget's box less its padding.
+    public private(set) var pageSize: PixelSize?
+
+    public init(id: String, style: Style, config: Config) {
+        self.config = config
+        super.init(id: id, style: style)
+    }
+
+    /// Takes pictures from `frames` from now on, and tells it the size the page should have.
+    func attach(_ frames: PageFrames) {
+        self.frames = frames
+        if let pageSize { frames.want(pageSize) }
+    }
+
+    public func layout(box: Rect, frame: PixelSize, engine: TextEngine) {
+        place(box: box, frame: frame)
+        let size = PixelSize(width: max(1, Int(content.width.rounded(.down))),
+                             height: max(1, Int(content.height.rounded(.down))))
+        pageSize = size
+        frames?.want(size)
+    }
+
+    public func draw(on canvas: Canvas, at time: FrameTime) {
+        drawPanel(on: canvas)
+        guard let picture = frames?.take() else { return }
+        let dest = Rect(x: content.x.rounded(.down), y: content.y.rounded(.down), width: Double(picture.width),
+                        height: Double(picture.height))
+        canvas.draw(picture, in: dest, clip: content)
+    }
+
+    public func appearance(at time: FrameTime) -> Appearance {
+        Appearance(Int64(version), Int64(truncatingIfNeeded: frames?.newest ?? 0))
+    }
+}
+
+extension WebConfig: WidgetMaking {
+    public func make(id: String, style: Style, warn: @escaping (String) -> Void) -> any Widget {
+        WebWidget(id: id, style: style, config: self)
+    }
+}
