@@ -32,6 +32,9 @@ RUN_PACKAGES=(
     gstreamer1.0-x
     # WebRTC (run --webrtc): webrtcbin is in plugins-bad, but its ICE transport (nicesrc/nicesink) is packaged apart
     gstreamer1.0-nice
+    # web widgets (type: web): WPE WebKit's wpesrc, rendering with Mesa's software GL (no GPU or display needed)
+    gstreamer1.0-wpe
+    libgl1-mesa-dri
     x264
     # fonts: Latin, CJK, Arabic and colour emoji, for Pango's fallback
     fonts-dejavu-core
