@@ -11,7 +11,14 @@ import Foundation
 /// that much late. gst-rtsp-server 1.24 can drop such packets (`ensure-keyunit-on-start`); 1.22 cannot, so this
 /// does it at the sinks. RTCP has no timestamps and always passes.
 ///
-/// `@unchecked Sendable`: `seen` and `done` are only touched on the sink pad's streaming thread.
+/// Its state is made on the thread that adds the sink and then read and written by the probe on the pad's
+/// streaming threads. GStreamer hands the filter over through the pad's object lock, a GLib mutex on a futex that
+/// Thread Sanitizer cannot see, so TSan reported the first use as a race with the filter's creation (it is not one:
+/// the object lock orders them). The state is behind a lock TSan sees (NSLock: a pthread mutex; Swift's `Mutex` was
+/// not enough, its atomics live in the uninstrumented standard library), taken once by the creating thread right
+/// after it is made, so the hand-over is one TSan can see too; an uncontended lock per packet costs nothing measurable.
+///
+/// `@unchecked Sendable`: `seen` and `done` are only touched under `lock`.
 final class StaleStartFilter: @unchecked Sendable {
     /// Older than this when it reaches the sink (running time against the sink's clock), a packet is stale.
     static let stale: Int64 = 100_000_000
@@ -19,6 +26,7 @@ final class StaleStartFilter: @unchecked Sendable {
     /// after these).
     static let limit = 64
 
+    private let lock = NSLock()
     private var seen = 0
     private var done = false
 
@@ -33,19 +41,23 @@ final class StaleStartFilter: @unchecked Sendable {
         }
         let destroy: GDestroyNotify = { data in Unmanaged<StaleStartFilter>.fromOpaque(data!).release() }
         let types = GstPadProbeType(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
-        gst_pad_add_probe(pad, types, probe, Unmanaged.passRetained(StaleStartFilter()).toOpaque(), destroy)
+        let filter = StaleStartFilter()
+        filter.lock.withLock {}
+        gst_pad_add_probe(pad, types, probe, Unmanaged.passRetained(filter).toOpaque(), destroy)
     }
 
     private func keeps(_ buffer: UnsafeMutablePointer<GstBuffer>?, on pad: UnsafeMutablePointer<GstPad>) -> Bool {
-        guard !done else { return true }
-        seen += 1
-        guard seen <= Self.limit, let buffer, let late = Self.lateness(of: buffer, on: pad) else {
+        lock.withLock {
+            guard !done else { return true }
+            seen += 1
+            guard seen <= Self.limit, let buffer, let late = Self.lateness(of: buffer, on: pad) else {
+                done = true
+                return true
+            }
+            if late > Self.stale { return false }
             done = true
             return true
         }
-        if late > Self.stale { return false }
-        done = true
-        return true
     }
 
     /// How long ago `buffer` was due, by the segment on `pad` and the clock of the pad's element; nil when unknown.
