@@ -88,6 +88,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The most memory in MiB a web widget's page (its processes together) may use before it is started again (64...65536).")
     var webMemoryLimit: Int = 1024
 
+    @Option(help: "Seconds a web widget's page may take to load before it is started again (1...600).")
+    var webLoadTimeout: Double = 30
+
     @Flag(help: "Print every pipeline that would run, then exit.")
     var dumpPipeline = false
 
@@ -130,6 +133,9 @@ struct RunCommand: ParsableCommand {
         guard (1...300).contains(webrtcConnectTimeout) else {
             throw ValidationError("--webrtc-connect-timeout must be 1...300 seconds, got \(webrtcConnectTimeout)")
         }
+        guard (1...600).contains(webLoadTimeout) else {
+            throw ValidationError("--web-load-timeout must be 1...600 seconds, got \(webLoadTimeout)")
+        }
         guard (64...65536).contains(webMemoryLimit) else {
             throw ValidationError("--web-memory-limit must be 64...65536 MiB, got \(webMemoryLimit)")
         }
@@ -152,6 +158,7 @@ struct RunCommand: ParsableCommand {
         options.mkvAudioCodec = codec
         options.encoder = try encoder.settings()
         options.web.memoryLimit = webMemoryLimit << 20
+        options.web.loadTimeout = webLoadTimeout
         let controlSettings = try control.settings()
         if webrtc, let c = controlSettings {
             options.webrtc = WebRTCSettings(maxViewers: webrtcMaxViewers, addresses: LocalAddresses.forICE(listeningOn: c.host))

@@ -21,11 +21,15 @@ public struct ProbeReport: Codable, Sendable {
         public var total: FidelityStats.Total
         public var seconds: [FidelityStats.Second]
         public var errors: [String]
-        public init(scene: String, total: FidelityStats.Total, seconds: [FidelityStats.Second], errors: [String]) {
+        /// Widgets whose boxes were left out (web pages, video layers: their pixels cannot be known from the scene).
+        public var excluded: [String]
+        public init(scene: String, total: FidelityStats.Total, seconds: [FidelityStats.Second], errors: [String],
+                    excluded: [String] = []) {
             self.scene = scene
             self.total = total
             self.seconds = seconds
             self.errors = errors
+            self.excluded = excluded
         }
     }
 
@@ -80,6 +84,10 @@ public struct ProbeReport: Codable, Sendable {
                 let region = w.worstRegion.map(String.init).joined(separator: ",")
                 lines.append("  frame \(w.frame): " + String(format: "SSIM %.4f, PSNR %.1f dB, ", w.ssim, w.psnr)
                              + "worst region x,y,w,h \(region) " + String(format: "(SSIM %.4f)", w.worstRegionSSIM))
+            }
+            if !fidelity!.excluded.isEmpty {
+                lines.append("  left out of the comparison (web and video widgets, whose pixels the scene does not "
+                             + "know): \(fidelity!.excluded.joined(separator: ", "))")
             }
             lines += fidelity!.errors.map { "reference: \($0)" }
         } else if fidelity != nil {

@@ -58,7 +58,8 @@ public struct ProbeRun {
         if let failure, total.frames == 0 { throw Failure(description: "cannot probe \(url): \(failure)") }
         if let failure { warn("the stream ended with an error: \(failure)") }
         let fidelity = probe.fidelity.map {
-            ProbeReport.Fidelity(scene: reference?.name ?? "", total: $0.total, seconds: $0.seconds, errors: $0.errors)
+            ProbeReport.Fidelity(scene: reference?.name ?? "", total: $0.total, seconds: $0.seconds, errors: $0.errors,
+                                 excluded: reference?.picture.excluded ?? [])
         }
         let failures = ProbeReport.failures(total, live: probe.isLive, maxLatencyMs: maxLatencyMs, maxDrops: maxDrops,
                                             fidelity: fidelity?.total, maxCorrupt: maxCorrupt)

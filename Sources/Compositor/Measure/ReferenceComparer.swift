@@ -64,7 +64,7 @@ public final class ReferenceComparer: @unchecked Sendable {
             busy = true
             cond.unlock()
             let result: Result<Similarity, Error> = Result {
-                let ref = try reference.luma(for: job.reading, width: job.width, height: job.height)
+                let ref = try reference.luma(for: job.reading, decoded: job.luma, width: job.width, height: job.height)
                 return Similarity.compare(job.luma, ref, width: job.width, height: job.height)
             }
             cond.lock()

@@ -6,13 +6,39 @@ import Foundation
 /// picture, not only that a picture came.
 ///
 /// Scene time is taken as frame ÷ fps: animations driven by it (ticker, progress) match unless the source was
-/// paused; text built from live values (`{viewers}`, API edits) cannot be known here and differs.
+/// paused; text built from live values (`{viewers}`, API edits) cannot be known here and differs. The boxes of web
+/// and video widgets cannot be known either (a page's or a camera's pixels): they are left out of the comparison
+/// (`excluded`), the decoded picture standing in for the reference there.
 public final class ReferencePicture {
     public let scene: Scene
     private var renderer: Renderer?
+    /// The widgets whose boxes are left out: web pages and video layers.
+    public let excluded: [String]
 
     public init(scene: Scene) {
         self.scene = scene
+        excluded = scene.widgets.filter { $0.config is WebConfig || $0.config is VideoConfig }.map(\.id)
+    }
+
+    /// The boxes of the excluded widgets at the size last drawn, in whole pixels inside the picture.
+    func excludedBoxes() -> [(x0: Int, y0: Int, x1: Int, y1: Int)] {
+        guard let r = renderer else { return [] }
+        return excluded.compactMap { id in
+            guard let w = r.widget(id: id), w.box.width > 0, w.box.height > 0 else { return nil }
+            let x0 = max(0, Int(w.box.x.rounded(.down))), y0 = max(0, Int(w.box.y.rounded(.down)))
+            let x1 = min(r.size.width, Int((w.box.x + w.box.width).rounded(.up)))
+            let y1 = min(r.size.height, Int((w.box.y + w.box.height).rounded(.up)))
+            return x1 > x0 && y1 > y0 ? (x0, y0, x1, y1) : nil
+        }
+    }
+
+    /// The reference for a decoded picture: its luma, with the excluded boxes taken from `decoded` itself.
+    func luma(for reading: TimecodeCodec.Reading, decoded: [UInt8], width: Int, height: Int) throws -> [UInt8] {
+        var ref = try luma(for: reading, width: width, height: height)
+        for b in excludedBoxes() {
+            for y in b.y0..<b.y1 { ref.replaceSubrange(y * width + b.x0..<y * width + b.x1, with: decoded[y * width + b.x0..<y * width + b.x1]) }
+        }
+        return ref
     }
 
     public func luma(for reading: TimecodeCodec.Reading, width: Int, height: Int) throws -> [UInt8] {

@@ -8,6 +8,8 @@ public struct Snapshot {
     public var at: Double
     /// Wall-clock time shown by clocks and timecodes.
     public var wall: Date
+    /// How web widgets' pages run (and how long a snapshot waits for them).
+    public var web = WebSettings()
 
     public init(scene: Scene, size: PixelSize? = nil, at: Double = 0, wall: Date = Date()) {
         self.scene = scene
@@ -17,12 +19,24 @@ public struct Snapshot {
     }
 
     /// Renders and writes `path`; warnings (missing images, fonts) go to `warn`.
-    public func write(to path: String, warn: @escaping (String) -> Void) throws {
+    public func write(to path: String, warn: @escaping @Sendable (String) -> Void) throws {
         let renderer = Renderer(scene: scene, size: size, warn: warn)
         // Each video layer shows its source's picture at this scene time (files) or its first picture (live).
         for layer in renderer.widgets.compactMap({ $0 as? VideoWidget }) {
             do { try VideoStill.grab(into: layer, at: at) } catch {
                 warn("video '\(layer.id)': no picture (\(error)); drawing its placeholder")
+            }
+        }
+        // Each web widget shows its page once it has loaded and drawn (or its background, after `web.loadTimeout`).
+        let pages = try PageSet(widgets: renderer.widgets.compactMap { $0 as? WebWidget }, folder: scene.folder,
+                                fps: scene.fps, picture: size, settings: web, state: { size in
+                                    size.map { "{\"width\":\($0.width),\"height\":\($0.height),\"viewers\":0,\"playing\":true}" } ?? "{}"
+                                }, onEvent: { event in if let line = event.logLine { warn(line) } })
+        defer { pages?.stop() }
+        if let pages {
+            pages.start()
+            for page in pages.pages where !page.waitUntilDrawn(timeout: web.loadTimeout) {
+                warn("web '\(page.id)': no picture within \(Int(web.loadTimeout)) s; drawing its background")
             }
         }
         let frame = Int64((at * Double(scene.fps)).rounded(.down))

@@ -52,6 +52,8 @@ public struct WebSettings: Sendable, Equatable {
     /// Bytes of resident memory a page's processes (its renderer, WebKit's web and network processes) may use
     /// together before the page is taken down and started again.
     public var memoryLimit = 1024 << 20
+    /// A page that has not finished loading this long is taken down and started again (`--web-load-timeout`).
+    public var loadTimeout = 30.0
     /// The pipcompose binary a page runs in (`pipcompose web-page`); nil: this process's own.
     public var executable: String?
 

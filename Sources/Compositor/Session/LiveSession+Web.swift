@@ -6,50 +6,28 @@ extension LiveSession {
     /// Starts a page for every web widget of the scene; the widgets draw what the pages make.
     func startPages() {
         let widgets = renderer.scene.widgets.compactMap { renderer.widget(id: $0.id) as? WebWidget }
-        guard !widgets.isEmpty else { return }
-        let server = PageServer(folder: options.scene.folder)
-        do { try server.start() } catch {
-            log("warning: web widgets show nothing: their pages cannot be served: \(error)")
-            return
-        }
         let events = self.events
-        let viewport = PixelSize(width: (renderer.size.width + 63) / 64 * 64, height: (renderer.size.height + 63) / 64 * 64)
-        var made: [PageProcess] = []
-        for w in widgets {
-            let page = PageProcess(id: w.id, server: server, settings: .init(
-                executable: options.web.resolvedExecutable, fps: w.config.fps ?? options.fps, viewport: viewport,
-                memoryLimit: options.web.memoryLimit), onEvent: { events.publish($0) })
-            let inner: String, sameOrigin: Bool, inline: String?
-            switch w.config.source {
-            case .file(let path, _): (inner, sameOrigin, inline) = (server.fileURL(path), true, nil)
-            case .url(let url): (inner, sameOrigin, inline) = (url, false, nil)
-            case .html(let text, _): (inner, sameOrigin, inline) = (server.inlineURL(w.id), true, text)
-            }
-            let report = server.reportURL(w.id), data = w.config.data
-            server.add(w.id, PageServer.Page(
-                wrapper: { [weak self] size in
-                    PageWrapper.html(.init(inner: inner, sameOrigin: sameOrigin, size: size, report: report, data: data,
-                                           state: self?.pageState(size) ?? "{}"))
-                },
-                inline: inline, onReport: { [weak page] in page?.report($0) }))
-            w.attach(page.frames)
-            made.append(page)
+        do {
+            guard let set = try PageSet(widgets: widgets, folder: options.scene.folder, fps: options.fps,
+                                        picture: renderer.size, settings: options.web,
+                                        state: { [weak self] size in self?.pageState(size) ?? "{}" },
+                                        onEvent: { events.publish($0) }) else { return }
+            lock.withLock { pageSet = set }
+            set.start()
+        } catch {
+            log("warning: web widgets show nothing: their pages cannot be served: \(error)")
         }
-        lock.withLock {
-            pageServer = server
-            pages = made
-        }
-        for page in made { page.start() }
     }
 
     func stopPages() {
-        let (server, all) = lock.withLock { () -> (PageServer?, [PageProcess]) in
-            defer { pages = []; pageServer = nil }
-            return (pageServer, pages)
+        let set = lock.withLock { () -> PageSet? in
+            defer { pageSet = nil }
+            return pageSet
         }
-        for page in all { page.stop() }
-        server?.stop()
+        set?.stop()
     }
+
+    var pages: [PageProcess] { lock.withLock { pageSet?.pages ?? [] } }
 
     /// What `window.pipcompose` says now: the page's size, the picture's, the viewers, whether it plays.
     func pageState(_ size: PixelSize?) -> String {
@@ -62,16 +40,16 @@ extension LiveSession {
 
     /// Tells every page what changed (once a second, with the drop watch).
     func tellPages() {
-        for page in lock.withLock({ pages }) { page.tell(pageState(page.frames.wantedSize)) }
+        for page in pages { page.tell(pageState(page.frames.wantedSize)) }
     }
 
     /// The pages' states for `status`.
-    var pageStatus: [PageProcess.Status] { lock.withLock { pages }.map(\.status) }
+    var pageStatus: [PageProcess.Status] { pages.map(\.status) }
 
     /// A CasparCG call on web widget `id`: update (with data: JSON or CasparCG's `<templateData>` XML), play,
     /// next, stop, remove; reload; or invoke NAME. Answers what the page said within 3 s.
     public func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String {
-        let all = lock.withLock { pages }
+        let all = pages
         guard let page = all.first(where: { $0.id == id }) else {
             throw .notFound("no web widget '\(id)'; web widgets: "
                             + (all.isEmpty ? "none" : all.map(\.id).joined(separator: ", ")))

@@ -33,8 +33,7 @@ public final class LiveSession: @unchecked Sendable {
     /// The inputs of the scene's video layers, from `start()` until `stop()`.
     public private(set) var videoInputs: [VideoInput] = []
     /// Web widgets' pages and the server they load from, from `start()` until `stop()`; behind `lock`.
-    var pages: [PageProcess] = []
-    var pageServer: PageServer?
+    var pageSet: PageSet?
     /// The outputs named on the command line, prepared, until `start()` puts them in the topology.
     private var prepared: [PipelineOutput] = []
     public private(set) var rtsp: RTSPOutput?

@@ -60,6 +60,9 @@ final class PageProcess: @unchecked Sendable {
     private var restarts = 0
     private var failedBefore = false
     private var framesIn: UInt64 = 0
+    /// When the page last said it loaded, and its last frame came.
+    private var loadedAt: Date?
+    private var lastFrame: Date?
     private var lastError: String?
     private var memory = 0
     private var timer: DispatchSourceTimer?
@@ -119,7 +122,10 @@ final class PageProcess: @unchecked Sendable {
             guard state == .starting || state == .playing else { return }
             guard case .string(let kind)? = r["kind"] else { return }
             switch kind {
-            case "alive", "loaded": lastAnswer = Date()
+            case "alive": lastAnswer = Date()
+            case "loaded":
+                lastAnswer = Date()
+                loadedAt = Date()
             case "fail": fail(r.text("reason") ?? "the page failed")
             case "error": onEvent(.pageError(id: id, message: r.text("message") ?? "an error"))
             case "called":
@@ -169,6 +175,23 @@ final class PageProcess: @unchecked Sendable {
         return box.outcome
     }
 
+    /// Waits until the page has loaded (its data handed over, `play()` called) and drawn since, and then until it
+    /// has not drawn for `quiet` seconds (an animation in has settled) or `settle` seconds have passed (a page that
+    /// never stops moving); or `timeout` passes. True when it drew. For a snapshot.
+    func waitUntilDrawn(timeout: Double, quiet: Double = 0.4, settle: Double = 2) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let drawn = queue.sync { () -> Bool in
+                guard let loadedAt, let lastFrame, lastFrame >= loadedAt else { return false }
+                let now = Date()
+                return now.timeIntervalSince(lastFrame) >= quiet || now.timeIntervalSince(loadedAt) >= settle
+            }
+            if drawn { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return queue.sync { lastFrame != nil }
+    }
+
     /// Loads the page again in its frame (its scripts start over; the process stays).
     func reload() {
         queue.async { [self] in process?.send(Self.command(js: "window.__pc && __pc.reload()")) }
@@ -193,6 +216,7 @@ final class PageProcess: @unchecked Sendable {
         state = .starting
         startedAt = Date()
         lastAnswer = nil
+        loadedAt = nil
         var environment = ProcessInfo.processInfo.environment
         // Software GL (Mesa's llvmpipe): no GPU or display needed. Not "true": with that exact value wpesrc 1.22
         // fixates its own 1920x1080 caps and ignores the size asked for (not-negotiated).
@@ -252,6 +276,7 @@ final class PageProcess: @unchecked Sendable {
     private func framed(generation g: Int) {
         guard g == generation else { return }
         framesIn += 1
+        lastFrame = Date()
         if state == .starting {
             state = .playing
             if failedBefore {

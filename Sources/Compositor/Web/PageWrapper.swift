@@ -83,7 +83,7 @@ enum PageWrapper {
             },
             call,
             state(s) { Object.assign(state, s); publish(); },
-            reload() { loaded = false; frame.src = expected; },
+            reload() { loaded = false; checkFound(); frame.src = expected; },
           };
           frame.addEventListener("load", () => {
             loaded = true;
@@ -99,6 +99,14 @@ enum PageWrapper {
             if (sameOrigin && w && typeof w.play === "function") call("load", "play");
             report({ kind: "loaded" });
           });
+          // A page of the scene's that is missing answers 404 in its frame: said, not shown as if it were the page.
+          function checkFound() {
+            if (!sameOrigin) return;
+            fetch(expected, { cache: "no-store" }).then((r) => {
+              if (r.status >= 400) report({ kind: "fail", reason: "the page answered " + r.status + " (" + expected + ")" });
+            }).catch(() => {});
+          }
+          checkFound();
           setTimeout(() => {
             if (!loaded) report({ kind: "fail", reason: "the page did not finish loading within \(Int(o.loadTimeout)) s" });
           }, \(Int(o.loadTimeout * 1000)));

@@ -1,0 +1,201 @@
+import Compositor
+import Foundation
+import Testing
+import TestSupport
+
+/// A scene of `size` with a timecode strip at the bottom and web widget `page` over the rest, no padding, so the
+/// page's box is known: (0, 0) to (width, height - strip).
+func webScene(_ dir: TempDir, size: String = "640x360", web: String, extra: String = "") throws -> String {
+    try dir.write("scene.yaml", """
+        title: web widget test
+        size: \(size)
+        layout: {padding: 0, gap: 0}
+        widgets:
+          - {id: tc, type: timecode, place: {edge: bottom, size: 0.08}}
+          - {id: page, type: web, \(web)}
+        \(extra)
+        """)
+}
+
+/// The picture viewers see now, through the API.
+func framePicture(_ control: String, _ dir: TempDir) -> ImageSurface? {
+    let (status, data) = http("GET", control + "/v1/frame.png")
+    guard status == 200 else { return nil }
+    let path = dir.file("frame-\(UUID().uuidString).png")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    guard (try? data.write(to: URL(fileURLWithPath: path))) != nil else { return nil }
+    return try? ImageSurface.readPNG(path: path)
+}
+
+/// Whether a pixel is `rgb` within `tolerance` on each channel.
+func near(_ p: (r: UInt8, g: UInt8, b: UInt8, a: UInt8), _ rgb: (Int, Int, Int), _ tolerance: Int = 6) -> Bool {
+    abs(Int(p.r) - rgb.0) <= tolerance && abs(Int(p.g) - rgb.1) <= tolerance && abs(Int(p.b) - rgb.2) <= tolerance
+}
+
+/// Polls the picture until `match` holds at (x, y), or `timeout` passes; the last pixel seen.
+@discardableResult
+func waitForPixel(_ control: String, _ dir: TempDir, _ x: Int, _ y: Int, timeout: TimeInterval = 60,
+                  _ match: ((r: UInt8, g: UInt8, b: UInt8, a: UInt8)) -> Bool) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8)? {
+    let deadline = Date().addingTimeInterval(timeout)
+    var last: (r: UInt8, g: UInt8, b: UInt8, a: UInt8)?
+    while Date() < deadline {
+        if let s = framePicture(control, dir), x < s.width, y < s.height {
+            last = s.pixel(x: x, y: y)
+            if match(last!) { return last }
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+    }
+    return last
+}
+
+/// The probe page's counter (red × 256 + green) in the 8x8 at the top right of a box `right` pixels wide.
+func pageCounter(_ control: String, _ dir: TempDir, right: Int) -> Int? {
+    guard let s = framePicture(control, dir) else { return nil }
+    let p = s.pixel(x: right - 4, y: 4)
+    return Int(p.r) * 256 + Int(p.g)
+}
+
+/// The first web page's entry of `status`.
+func webStatus(_ control: String) -> [String: Any] {
+    (statusJSON(control)["web"] as? [[String: Any]])?.first ?? [:]
+}
+
+let red = (255, 0, 0), green = (0, 255, 0), blue = (0, 0, 255), white = (255, 255, 255), black = (0, 0, 0)
+
+extension EndToEnd {
+    @Suite(.serialized) struct WebWidgetTests {
+        /// The page's pixels land in the widget's box at its size; `ctl resize` re-lays it (its CSS media query
+        /// switches under 400 px) without reloading it (its counter keeps counting); a recording shows the same.
+        @Test func aPageIsDrawnInItsBoxAndReLaidOnResizeWithoutReloading() throws {
+            let dir = try TempDir()
+            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
+            let scene = try webScene(dir, web: "source: probe.html")
+            let recording = dir.file("rec.ts")
+            let (p, _) = try startLive([scene, "--record", recording])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            let left = waitForPixel(c, dir, 100, 100) { near($0, red) }
+            #expect(left.map { near($0, red) } == true, "\(String(describing: left))\n\(p.allOutput)")
+            let right = try #require(framePicture(c, dir)).pixel(x: 540, y: 100)
+            #expect(near(right, blue), "\(right)")
+            // Below the page's box, the strip; the page's box ends where the strip begins.
+            let deadline = Date().addingTimeInterval(30)
+            var before = pageCounter(c, dir, right: 640) ?? 0
+            while before < 30 && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.2)
+                before = pageCounter(c, dir, right: 640) ?? 0
+            }
+            #expect(before >= 30, "the page's counter: \(before)")
+            #expect(try ctl(c, ["resize", "320x180"]).status == 0)
+            let relaid = waitForPixel(c, dir, 50, 50) { near($0, green) }
+            #expect(relaid.map { near($0, green) } == true, "the page's layout under 400 px: \(String(describing: relaid))")
+            let after = pageCounter(c, dir, right: 320) ?? 0
+            #expect(after > before, "a reload would start the counter again: \(before) before, \(after) after")
+            #expect(webStatus(c)["restarts"] as? Int == 0)
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            // What a player of the recording sees at its end: the page re-laid at 320x180 (ffmpeg scales every picture
+            // of a stream to its first size, so the places are taken as fractions of the picture).
+            let last = dir.file("last.png")
+            let r = try tool(["ffmpeg", "-v", "error", "-i", recording, "-update", "1", "-y", last])
+            #expect(r.status == 0, "\(r.err)")
+            let picture = try ImageSurface.readPNG(path: last)
+            let sizes = try tool(["ffprobe", "-v", "error", "-show_entries", "frame=width", "-of", "csv=p=0", recording])
+            #expect(sizes.out.split(separator: "\n").last == "320", "the recording ends at 320 wide")
+            let leftPixel = picture.pixel(x: picture.width * 50 / 320, y: picture.height * 50 / 180)
+            let rightPixel = picture.pixel(x: picture.width * 270 / 320, y: picture.height * 50 / 180)
+            #expect(near(leftPixel, green, 40) && near(rightPixel, blue, 40), "\(leftPixel) \(rightPixel)")
+        }
+
+        /// The CasparCG calls reach the page and say what it answered; `window.pipcompose` tells it the playback
+        /// state; bad calls are refused with the rule.
+        @Test func casparCGCallsAndWindowPipcomposeReachThePage() throws {
+            let dir = try TempDir()
+            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
+            let (p, _) = try startLive([try webScene(dir, web: "source: probe.html")])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            #expect(waitForPixel(c, dir, 100, 100) { near($0, red) } != nil)
+            let update = try ctl(c, ["web", "page", "update", ##"{"color":"#00ff00"}"##])
+            #expect(update.status == 0 && update.stdout.contains("done"), "\(update.stdout)\(update.stderr)")
+            #expect(waitForPixel(c, dir, 540, 100) { near($0, green) }.map { near($0, green) } == true)
+            // The marker at the bottom left of the page's box (it ends at 331, where the strip begins).
+            #expect(try ctl(c, ["web", "page", "play"]).status == 0)
+            #expect(waitForPixel(c, dir, 8, 322) { near($0, white) }.map { near($0, white) } == true)
+            #expect(try ctl(c, ["web", "page", "stop"]).status == 0)
+            #expect(waitForPixel(c, dir, 8, 322) { near($0, black) }.map { near($0, black) } == true)
+            #expect(try ctl(c, ["pause"]).status == 0)
+            #expect(waitForPixel(c, dir, 632, 322) { near($0, (255, 0, 255)) }.map { near($0, (255, 0, 255)) } == true,
+                    "window.pipcompose said paused")
+            #expect(try ctl(c, ["play"]).status == 0)
+            #expect(waitForPixel(c, dir, 632, 322) { near($0, white) }.map { near($0, white) } == true)
+            let throwing = try ctl(c, ["web", "page", "invoke", "fails"])
+            #expect(throwing.status != 0 && throwing.stderr.contains("fails() threw TypeError: on purpose"), "\(throwing.stderr)")
+            let missing = try ctl(c, ["web", "page", "invoke", "nope"])
+            #expect(missing.status != 0 && missing.stderr.contains("has no function nope()"), "\(missing.stderr)")
+            let bad = try ctl(c, ["web", "page", "update", "not json"])
+            #expect(bad.status != 0 && bad.stderr.contains("<templateData>"), "\(bad.stderr)")
+            let unknown = try ctl(c, ["web", "nobody", "play"])
+            #expect(unknown.status != 0 && unknown.stderr.contains("web widgets: page"), "\(unknown.stderr)")
+            #expect(webStatus(c)["state"] as? String == "playing")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
+        /// A page inside pipcompose is one more origin the control API refuses: what it sends is counted as
+        /// refused, and nothing changes.
+        @Test func aPageCannotDriveTheControlAPI() throws {
+            let dir = try TempDir()
+            let page = try dir.write("sneaky.html", """
+                <!doctype html><body style="background:#008080"><script>
+                function update(d) {
+                  const api = JSON.parse(d).api;
+                  fetch(api + "/v1/outputs", { method: "POST", mode: "no-cors", headers: { "Content-Type": "text/plain" },
+                    body: JSON.stringify({ record: "stolen.mp4" }) });
+                  fetch(api + "/v1/pause", { method: "POST", mode: "no-cors" });
+                  new Image().src = api + "/v1/frame.png";
+                  fetch(api + "/v1/status").catch(() => {});
+                }
+                </script></body>
+                """)
+            let (p, _) = try startLive([try webScene(dir, web: "source: sneaky.html"), "--record-dir", dir.path])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            #expect(waitForPixel(c, dir, 100, 100) { near($0, (0, 128, 128)) } != nil, "\(page)")
+            let before = refusedCount(c)
+            #expect(try ctl(c, ["web", "page", "update", "{\"api\":\"\(c)\"}"]).status == 0)
+            let deadline = Date().addingTimeInterval(20)
+            while refusedCount(c) - before < 4 && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+            #expect(refusedCount(c) - before >= 4, "\(p.allOutput)")
+            #expect(statusJSON(c)["state"] as? String == "playing")
+            #expect(!FileManager.default.fileExists(atPath: dir.file("stolen.mp4")))
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
+        /// `snapshot` waits for the page and draws it.
+        @Test func aSnapshotDrawsThePage() throws {
+            let dir = try TempDir()
+            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
+            let out = dir.file("shot.png")
+            let r = try pipcompose(["snapshot", try webScene(dir, web: "source: probe.html"), "-o", out])
+            #expect(r.status == 0, "\(r.stderr)")
+            let picture = try ImageSurface.readPNG(path: out)
+            #expect(near(picture.pixel(x: 100, y: 100), red) && near(picture.pixel(x: 540, y: 100), blue))
+        }
+
+        /// `probe --reference` cannot know a page's pixels: it leaves the page's box out and says so, instead of
+        /// counting every frame as corrupt.
+        @Test func theReferenceLeavesThePageOut() throws {
+            let dir = try TempDir()
+            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
+            let scene = try webScene(dir, web: "source: probe.html")
+            let (p, url) = try startLive([scene])
+            let u = try #require(url), c = try #require(controlURL(p))
+            #expect(waitForPixel(c, dir, 100, 100) { near($0, red) } != nil)
+            let r = try tool([binary, "probe", u, "--reference", scene, "--duration", "4", "--json", "--quiet"], timeout: 60)
+            let report = try ProbeResult(json: r.out)
+            #expect(report.compared > 10 && report.corrupt == 0, "\(report.fidelity)")
+            #expect(r.out.contains("\"excluded\"") && r.out.contains("\"page\""), "\(r.out.prefix(400))")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+    }
+}
