@@ -106,3 +106,10 @@ void ck_bgrx_to_i420_sse2(const uint8_t *bgrx, int stride, uint8_t *y, int y_str
                           uint8_t *v, int v_stride, int x0, int y0, int x1, int y1) {
     rows_sse2(bgrx, stride, y, y_stride, u, u_stride, v, v_stride, x0, y0, x1, y1);
 }
+
+int ck_bgra_opaque(const uint8_t *bgra, size_t pixels) {
+    uint32_t all = 0xffffffffu;
+    const uint32_t *p = (const uint32_t *)bgra;
+    for (size_t i = 0; i < pixels; i++) all &= p[i];
+    return (all >> 24) == 0xff;
+}

@@ -49,3 +49,7 @@ pid_t ck_spawn_session(const char *path, char *const argv[], char *const envp[],
 
 /// pipe2(fds, O_CLOEXEC): a pipe no other child inherits (pipe2 is a GNU extension Swift's Glibc does not offer).
 int ck_pipe_cloexec(int fds[2]);
+
+/// 1 when every pixel of premultiplied BGRA (little-endian: alpha in each word's top byte) is opaque: a web page's
+/// picture that covers its box is then copied into the frame instead of blended over it.
+int ck_bgra_opaque(const uint8_t *bgra, size_t pixels);

@@ -176,8 +176,9 @@ public final class Canvas {
         }
     }
 
-    /// Draws another surface scaled into `dest`, clipped to `clip`.
-    public func draw(_ image: ImageSurface, in dest: Rect, clip clipRect: Rect) {
+    /// Draws another surface scaled into `dest`, clipped to `clip`; `replacing` copies its pixels instead of blending
+    /// them (for a surface with no transparent pixel, the same picture for less).
+    public func draw(_ image: ImageSurface, in dest: Rect, clip clipRect: Rect, replacing: Bool = false) {
         guard image.width > 0, image.height > 0, !dest.isEmpty else { return }
         withState {
             clip(to: clipRect)
@@ -185,6 +186,7 @@ public final class Canvas {
             cairo_scale(pointer, dest.width / Double(image.width), dest.height / Double(image.height))
             cairo_set_source_surface(pointer, image.pointer, 0, 0)
             cairo_pattern_set_filter(cairo_get_source(pointer), CAIRO_FILTER_GOOD)
+            if replacing { cairo_set_operator(pointer, CAIRO_OPERATOR_SOURCE) }
             cairo_paint(pointer)
         }
     }

@@ -80,9 +80,15 @@ final class IsolatedProcess: @unchecked Sendable {
     /// Exactly `count` bytes of its standard output into `buffer` (which grows to fit); false at its end.
     func read(_ count: Int, into buffer: inout [UInt8]) -> Bool {
         if buffer.count < count { buffer = [UInt8](repeating: 0, count: count) }
+        return buffer.withUnsafeMutableBytes { read(count, to: $0.baseAddress!) }
+    }
+
+    /// Exactly `count` bytes of its standard output into memory at `destination` (named apart from the array form:
+    /// `&array` would also convert to a pointer, to an array too short); false at its end.
+    func read(_ count: Int, to destination: UnsafeMutableRawPointer) -> Bool {
         var got = 0
         while got < count {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(output, $0.baseAddress! + got, count - got) }
+            let n = Glibc.read(output, destination + got, count - got)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return false }
             got += n

@@ -64,6 +64,8 @@ final class PageProcess: @unchecked Sendable {
     private var loadedAt: Date?
     private var lastFrame: Date?
     private var lastError: String?
+    /// What this launch of the page's process said last of an error (its standard error, or its messages).
+    private var childError: String?
     private var memory = 0
     private var timer: DispatchSourceTimer?
     private var calls: [Int: @Sendable (CallOutcome) -> Void] = [:]
@@ -217,6 +219,7 @@ final class PageProcess: @unchecked Sendable {
         startedAt = Date()
         lastAnswer = nil
         loadedAt = nil
+        childError = nil
         var environment = ProcessInfo.processInfo.environment
         // Software GL (Mesa's llvmpipe): no GPU or display needed. Not "true": with that exact value wpesrc 1.22
         // fixates its own 1920x1080 caps and ignores the size asked for (not-negotiated).
@@ -236,7 +239,14 @@ final class PageProcess: @unchecked Sendable {
         let read = Thread { [weak self] in self?.read(p, generation: g) }
         read.name = "web-\(id)-frames"
         read.start()
-        let errors = Thread { p.readErrors { _ in } }
+        let errors = Thread { [weak self] in
+            p.readErrors { line in
+                // What the process said of a crash or a failure, for the reason given when it ends.
+                let l = line.lowercased()
+                guard l.contains("fatal") || l.contains("crash") || l.contains("error") || l.contains("abort") else { return }
+                self?.queue.async { [weak self] in if let self, g == generation { childError = line } }
+            }
+        }
         errors.name = "web-\(id)-stderr"
         errors.start()
     }
@@ -247,29 +257,30 @@ final class PageProcess: @unchecked Sendable {
         var payload: [UInt8] = []
         while p.read(16, into: &head), let h = PageWire.parse(head: Array(head.prefix(16))) {
             switch h.kind {
-            case .frame:
-                guard h.a > 0, h.b > 0, h.a * h.b <= PageWire.maxPixels, p.read(h.a * h.b * 4, into: &payload) else {
-                    break
+            case .frame, .opaqueFrame:
+                guard h.a > 0, h.b > 0, h.a * h.b <= PageWire.maxPixels else { break }
+                let size = PixelSize(width: h.a, height: h.b), row = size.width * 4
+                // A frame not of the size the widget wants now (an old one, during a resize) is read and left out.
+                guard frames.wantedSize == nil || frames.wantedSize == size else {
+                    guard p.read(row * size.height, into: &payload) else { break }
+                    continue
                 }
-                let size = PixelSize(width: h.a, height: h.b)
-                // A frame not of the size the widget wants now (an old one, during a resize) is left out.
-                guard frames.wantedSize == nil || frames.wantedSize == size else { continue }
-                let row = size.width * 4
-                payload.withUnsafeBytes { src in
-                    frames.put(size: size) { dst, stride in
-                        for y in 0..<size.height { memcpy(dst + y * stride, src.baseAddress! + y * row, row) }
-                    }
+                // Straight from the pipe into the surface the widget will draw: no copy in between.
+                let whole = frames.put(size: size, opaque: h.kind == .opaqueFrame) { dst, stride in
+                    if stride == row { return p.read(row * size.height, to: dst) }
+                    return (0..<size.height).allSatisfy { y in p.read(row, to: dst + y * stride) }
                 }
+                guard whole else { break }
                 queue.async { [self] in framed(generation: g) }
             case .message:
                 guard h.a <= 1 << 20, p.read(h.a, into: &payload) else { break }
                 let message = try? JSONDecoder().decode([String: JSONValue].self, from: Data(payload.prefix(h.a)))
-                if let e = message?.text("error") { queue.async { [self] in if g == generation { lastError = e } } }
+                if let e = message?.text("error") { queue.async { [self] in if g == generation { childError = e } } }
             }
         }
         queue.async { [self] in
             guard g == generation, state == .starting || state == .playing else { return }
-            fail("its process ended" + (lastError.map { " (\($0))" } ?? " (a crash?)"))
+            fail("its process ended" + (childError.map { " (\($0.prefix(200)))" } ?? " (a crash?)"))
         }
     }
 

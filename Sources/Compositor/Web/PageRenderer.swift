@@ -1,3 +1,4 @@
+import CKernels
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -100,20 +101,28 @@ public final class PageRenderer: @unchecked Sendable {
         }
         // Only whole pictures of the viewport (never a buffer of another size: GStreamer #4094).
         guard picture == viewport, buffer.size == picture.width * picture.height * 4 else { return }
-        let rowBytes = crop.width * 4, stride = picture.width * 4
-        var out = [UInt8](repeating: 0, count: rowBytes * crop.height)
-        let copied = buffer.withBytes { raw -> Bool in
-            out.withUnsafeMutableBytes { dst in
-                for y in 0..<crop.height {
-                    memcpy(dst.baseAddress! + y * rowBytes, raw.baseAddress! + y * stride, rowBytes)
+        let rowBytes = crop.width * 4, stride = picture.width * 4, bytes = rowBytes * crop.height
+        // Compared with the last picture sent where it lies, row by row, and copied only when it changed: a page
+        // that is still costs a comparison a frame, not a copy, and nothing crosses to the widget.
+        let changed = buffer.withBytes { raw -> Bool in
+            let src = raw.baseAddress!
+            var differs = crop != lastSize || last.count != bytes
+            if !differs {
+                differs = last.withUnsafeBytes { old in
+                    (0..<crop.height).contains { y in memcmp(src + y * stride, old.baseAddress! + y * rowBytes, rowBytes) != 0 }
                 }
             }
+            guard differs else { return false }
+            if last.count != bytes { last = [UInt8](repeating: 0, count: bytes) }
+            last.withUnsafeMutableBytes { dst in
+                for y in 0..<crop.height { memcpy(dst.baseAddress! + y * rowBytes, src + y * stride, rowBytes) }
+            }
+            lastSize = crop
             return true
         } ?? false
-        guard copied, crop != lastSize || out != last else { return }
-        last = out
-        lastSize = crop
-        write(PageWire.head(.frame, crop.width, crop.height), out)
+        guard changed else { return }
+        let opaque = last.withUnsafeBytes { ck_bgra_opaque($0.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes / 4) } != 0
+        write(PageWire.head(opaque ? .opaqueFrame : .frame, crop.width, crop.height), last)
     }
 
     private func command(_ line: String) {

@@ -13,8 +13,8 @@ final class PageSet: @unchecked Sendable {
         let server = PageServer(folder: folder)
         try server.start()
         self.server = server
-        // The viewport WebKit renders: the picture, rounded up (a widget never outgrows it unless the picture grows).
-        let viewport = PixelSize(width: (picture.width + 63) / 64 * 64, height: (picture.height + 63) / 64 * 64)
+        // The viewport WebKit renders: the picture (a widget never outgrows it unless the picture grows).
+        let viewport = picture
         pages = widgets.map { w in
             let page = PageProcess(id: w.id, server: server, settings: .init(
                 executable: settings.resolvedExecutable, fps: w.config.fps ?? fps, viewport: viewport,

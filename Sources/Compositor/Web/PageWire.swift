@@ -3,7 +3,7 @@ import Foundation
 /// What a page's process (`pipcompose web-page`) writes on its standard output for the widget that runs it: a
 /// 16-byte head (magic, kind, two numbers, little-endian) and its payload. A frame is `width × height` pixels of
 /// premultiplied BGRA, rows `width × 4` bytes apart: what WPE WebKit renders and Cairo's ARGB32 takes as it is. A
-/// message is JSON: `{"alive": N}` once a second (N: frames WebKit has made so far), `{"error": "…"}`.
+/// frame whose every pixel is opaque is sent as `opaqueFrame`. A message is JSON: `{"alive": N}` once a second (N: frames WebKit has made so far), `{"error": "…"}`.
 /// The widget writes commands on the process's standard input, one JSON object a line: `{"size": [W, H]}`,
 /// `{"js": "…"}`, `{"location": "…"}`.
 enum PageWire {
@@ -12,6 +12,8 @@ enum PageWire {
     enum Kind: UInt32 {
         case frame = 1
         case message = 2
+        /// A frame with no transparent pixel: the widget copies it instead of blending it.
+        case opaqueFrame = 3
     }
 
     /// The largest page a frame may carry (8K), so a damaged head cannot make the reader allocate without bound.

@@ -32,10 +32,19 @@ public final class WebWidget: WidgetBase, Widget {
 
     public func draw(on canvas: Canvas, at time: FrameTime) {
         drawPanel(on: canvas)
-        guard let picture = frames?.take() else { return }
+        guard let (picture, opaque) = frames?.take() else { return }
         let dest = Rect(x: content.x.rounded(.down), y: content.y.rounded(.down), width: Double(picture.width),
                         height: Double(picture.height))
-        canvas.draw(picture, in: dest, clip: content)
+        // A page that covers its box is copied, not blended: a fifth of the cost of a full 1280x720 blend.
+        canvas.draw(picture, in: dest, clip: content, replacing: opaque && style.cornerRadius == 0)
+    }
+
+    /// An opaque page that covers its box paints every pixel of it: what lies below need not be put back first.
+    public func paintsOpaquely(_ region: Rect, at time: FrameTime) -> Bool {
+        guard let frames, let size = pageSize, style.cornerRadius == 0, frames.nextIsOpaque else { return false }
+        let page = Rect(x: content.x.rounded(.down), y: content.y.rounded(.down), width: Double(size.width),
+                        height: Double(size.height))
+        return content.contains(region, tolerance: 0) && page.contains(region, tolerance: 0)
     }
 
     public func appearance(at time: FrameTime) -> Appearance {
