@@ -140,6 +140,23 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }
 
+        /// `window.pipcompose` tells the page what the now-playing card shows, whoever changed it.
+        @Test func windowPipcomposeCarriesTheNowPlayingCard() throws {
+            let dir = try TempDir()
+            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
+            let scene = try webScene(dir, web: "source: probe.html", extra: """
+                  - {id: np, type: nowplaying, title: First, place: {inset: top-left, width: 0.2, aspect: "4:1"}, z: -5}
+                """)
+            let (p, _) = try startLive([scene, "--no-mpris"])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            #expect(waitForPixel(c, dir, 632, 322) { near($0, white) }.map { near($0, white) } == true)
+            #expect(try ctl(c, ["nowplaying", "--widget", "np", "--title", "Song"]).status == 0)
+            #expect(waitForPixel(c, dir, 632, 322) { near($0, (0, 255, 255)) }.map { near($0, (0, 255, 255)) } == true,
+                    "window.pipcompose.nowPlaying.title")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         /// A page inside pipcompose is one more origin the control API refuses: what it sends is counted as
         /// refused, and nothing changes.
         @Test func aPageCannotDriveTheControlAPI() throws {

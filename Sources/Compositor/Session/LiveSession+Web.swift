@@ -29,18 +29,31 @@ extension LiveSession {
 
     var pages: [PageProcess] { lock.withLock { pageSet?.pages ?? [] } }
 
-    /// What `window.pipcompose` says now: the page's size, the picture's, the viewers, whether it plays.
+    /// What `window.pipcompose` says now: the page's size, the picture's, the viewers, whether it plays, and what
+    /// the now-playing card shows.
     func pageState(_ size: PixelSize?) -> String {
         let s = status
         var fields = ["\"viewers\":\(s.viewers)", "\"playing\":\(!playback.isPaused)",
                       "\"pictureWidth\":\(s.size.width)", "\"pictureHeight\":\(s.size.height)"]
         if let size { fields += ["\"width\":\(size.width)", "\"height\":\(size.height)"] }
+        if let card = lock.withLock({ nowPlayingForPages }),
+           let json = try? JSONEncoder().encode(["title": card.title, "artist": card.artist, "album": card.album]) {
+            fields.append("\"nowPlaying\":" + String(decoding: json, as: UTF8.self))
+        }
         return "{" + fields.joined(separator: ",") + "}"
     }
 
-    /// Tells every page what changed (once a second, with the drop watch).
+    /// Tells every page what changed (once a second, with the drop watch); the now-playing card is read on the
+    /// render thread, which alone touches it, for the next time.
     func tellPages() {
-        for page in pages { page.tell(pageState(page.frames.wantedSize)) }
+        let all = pages
+        guard !all.isEmpty else { return }
+        loop?.perform { [weak self] renderer, _ in
+            guard let card = renderer.widgets.lazy.compactMap({ $0 as? NowPlayingWidget }).first else { return }
+            let c = card.config
+            self?.lock.withLock { self?.nowPlayingForPages = c }
+        }
+        for page in all { page.tell(pageState(page.frames.wantedSize)) }
     }
 
     /// The pages' states for `status`.

@@ -34,6 +34,8 @@ public final class LiveSession: @unchecked Sendable {
     public private(set) var videoInputs: [VideoInput] = []
     /// Web widgets' pages and the server they load from, from `start()` until `stop()`; behind `lock`.
     var pageSet: PageSet?
+    /// The now-playing card as `window.pipcompose` tells pages, read on the render thread; behind `lock`.
+    var nowPlayingForPages: NowPlayingConfig?
     /// The outputs named on the command line, prepared, until `start()` puts them in the topology.
     private var prepared: [PipelineOutput] = []
     public private(set) var rtsp: RTSPOutput?
