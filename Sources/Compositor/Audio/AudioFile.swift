@@ -1,4 +1,3 @@
-import CGst
 import Foundation
 
 /// One entry of a music playlist as GStreamer's discoverer reads it before anything plays: that it holds sound,
@@ -32,7 +31,7 @@ public struct AudioFile: Sendable, Equatable {
     /// The URI of a path or URI (`file:///…`, `http://…`); a local file must exist and be readable.
     static func uri(of location: String) throws(AudioChoice.Invalid) -> (uri: String, name: String) {
         if location.contains("://") {
-            guard gst_uri_is_valid(location) != 0 else {
+            guard Discovered.isValidURI(location) else {
                 throw AudioChoice.Invalid(description: "'\(location)' is not a valid URI")
             }
             if location.hasPrefix("file://"), let path = URL(string: location)?.path {
@@ -43,15 +42,10 @@ public struct AudioFile: Sendable, Equatable {
         }
         let path = (location as NSString).expandingTildeInPath
         try checkReadable(path)
-        Gst.initialize()
-        var error: UnsafeMutablePointer<GError>?
-        guard let u = gst_filename_to_uri(path, &error) else {
-            let why = error.map { String(cString: $0.pointee.message) } ?? "no URI for it"
-            if let error { g_error_free(error) }
-            throw AudioChoice.Invalid(description: "'\(location)': \(why)")
+        switch Discovered.uri(forFile: path) {
+        case .success(let u): return (u, location)
+        case .failure(let e): throw AudioChoice.Invalid(description: "'\(location)': \(e.message)")
         }
-        defer { g_free(u) }
-        return (String(cString: u), location)
     }
 
     private static func checkReadable(_ path: String) throws(AudioChoice.Invalid) {
@@ -83,52 +77,12 @@ public struct AudioFile: Sendable, Equatable {
                 throw AudioChoice.Invalid(description: "'\(name)' is not an audio file GStreamer can read: \(why ?? "unknown error")")
             }
         }
-        guard var file = found.withFirstStream(.audio, { stream in
-            AudioFile(uri: uri, name: name, title: "", artist: "", album: "", duration: found.duration,
-                      sampleRate: Int(gst_discoverer_audio_info_get_sample_rate(stream)),
-                      channels: Int(gst_discoverer_audio_info_get_channels(stream)), cover: nil)
-        }) else {
+        guard let format = found.audioFormat else {
             throw AudioChoice.Invalid(description: "'\(name)' holds no sound (is it a video or a picture?)")
         }
-        found.forEachTagList { file.read($0) }
-        return file
-    }
-
-    /// Fills what is still empty from a tag list.
-    private mutating func read(_ list: UnsafePointer<GstTagList>) {
-        func string(_ tag: String) -> String? {
-            var value: UnsafeMutablePointer<gchar>?
-            guard gst_tag_list_get_string(list, tag, &value) != 0, let value else { return nil }
-            defer { g_free(value) }
-            let s = String(cString: value).trimmingCharacters(in: .whitespacesAndNewlines)
-            return s.isEmpty ? nil : s
-        }
-        if title.isEmpty, let t = string(GST_TAG_TITLE) { title = t }
-        if artist.isEmpty, let a = string(GST_TAG_ARTIST) { artist = a }
-        if album.isEmpty, let a = string(GST_TAG_ALBUM) { album = a }
-        if cover == nil { cover = Self.image(in: list, GST_TAG_IMAGE) ?? Self.image(in: list, GST_TAG_PREVIEW_IMAGE) }
-    }
-
-    private static func image(in list: UnsafePointer<GstTagList>, _ tag: String) -> Cover? {
-        var sample: OpaquePointer?
-        guard gst_tag_list_get_sample(list, tag, &sample) != 0, let sample else { return nil }
-        defer { gst_sample_unref(sample) }
-        guard let buffer = gst_sample_get_buffer(sample) else { return nil }
-        var type = "jpg"
-        if let caps = gst_sample_get_caps(sample), let s = gst_caps_get_structure(caps, 0),
-           let n = gst_structure_get_name(s) {
-            switch String(cString: n) {
-            case "image/png": type = "png"
-            case "image/jpeg": type = "jpg"
-            case "image/gif": type = "gif"
-            case "image/bmp": type = "bmp"
-            default: return nil
-            }
-        }
-        var map = GstMapInfo()
-        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return nil }
-        defer { gst_buffer_unmap(buffer, &map) }
-        guard map.size > 0 else { return nil }
-        return Cover(bytes: Array(UnsafeBufferPointer(start: map.data, count: Int(map.size))), fileExtension: type)
+        let tags = found.tags
+        return AudioFile(uri: uri, name: name, title: tags.title, artist: tags.artist, album: tags.album,
+                         duration: found.duration, sampleRate: format.sampleRate, channels: format.channels,
+                         cover: tags.cover.map { Cover(bytes: $0.bytes, fileExtension: $0.fileExtension) })
     }
 }

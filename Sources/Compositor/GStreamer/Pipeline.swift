@@ -120,13 +120,17 @@ public final class Pipeline: @unchecked Sendable {
         }
     }
 
-    /// Calls `handler` with the element a `uridecodebin` named `name` makes for its URI (`source-setup`), before
-    /// it starts: where a source's own properties are set (rtspsrc's latency).
-    public func onSourceSetup(ofElementNamed name: String, _ handler: @escaping (UnsafeMutableRawPointer) -> Void) {
+    /// Sets `property` to `value` on the source a `uridecodebin` named `name` makes for its URI (`source-setup`), when
+    /// that source comes from `factory`, before it starts: where a source's own properties are set (rtspsrc's
+    /// latency).
+    public func setOnSource(ofElementNamed name: String, factory: String, _ property: String, _ value: String) {
         guard let e = element(named: name) else { return }
         defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
         Signals.connect(UnsafeMutableRawPointer(e), "source-setup") { _, source in
-            if let source { handler(source) }
+            guard let source, let f = gst_element_get_factory(cgst_element(source)),
+                  let made = cgst_object_name(cgst_object(UnsafeMutableRawPointer(f))),
+                  String(cString: made) == factory else { return }
+            gst_util_set_object_arg(cgst_gobject(source), property, value)
         }
     }
 

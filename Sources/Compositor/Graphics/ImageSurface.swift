@@ -75,6 +75,10 @@ public final class ImageSurface {
         return (p[2], p[1], p[0], a)
     }
 
+    /// The first byte of the pixels, for a reader that keeps drawing and reading in turn on one thread (the frame
+    /// producer converts straight from it); valid while the surface lives. Call `flush()` after drawing first.
+    var pixels: UnsafePointer<UInt8> { UnsafePointer(cairo_image_surface_get_data(pointer)!) }
+
     /// Calls `body` with the rows of pixels, 4 bytes each (B, G, R, A/x on little-endian machines).
     public func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         flush()

@@ -1,4 +1,3 @@
-import CPango
 import Foundation
 
 /// Turns the scene at a moment into an I420 video buffer with as little work as the picture allows.
@@ -90,7 +89,7 @@ public final class FrameProducer {
             forgottenUpTo = history.removeFirst().frame
         }
         let buffer = try takeReusableLast() ?? pool.acquire()
-        let bgrx = UnsafePointer(cairo_image_surface_get_data(surface.pointer)!)
+        let bgrx = surface.pixels
         let stride = surface.stride
         // Which frame this memory holds is recorded on the memory itself: an address can come back for new
         // memory (a buffer the pool discarded, then a fresh one), whose contents are not that frame.

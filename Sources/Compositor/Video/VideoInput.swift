@@ -1,4 +1,3 @@
-import CGst
 import Foundation
 
 /// One video layer's input: a GStreamer pipeline (`pipelines/video-input.pipeline`) that decodes the source and
@@ -167,13 +166,7 @@ public final class VideoInput: @unchecked Sendable {
             }
             // No jitter buffer (rtspsrc's default holds 2 s): a layer shows the newest picture as soon as it is
             // decoded (measured: 100 ms here and a synced sink made a second pipcompose 145 ms later than its source).
-            p.onSourceSetup(ofElementNamed: "decoder") { source in
-                let element = source.assumingMemoryBound(to: GstElement.self)
-                guard let factory = gst_element_get_factory(element),
-                      let name = cgst_object_name(cgst_object(UnsafeMutableRawPointer(factory))),
-                      String(cString: name) == "rtspsrc" else { return }
-                gst_util_set_object_arg(cgst_gobject(source), "latency", "0")
-            }
+            p.setOnSource(ofElementNamed: "decoder", factory: "rtspsrc", "latency", "0")
             sink = p.appSink(named: "frames", onSample: { [weak self] buffer, caps in
                 self?.arrived(buffer, caps, generation: g)
             }, onEOS: { [weak self] in
