@@ -17,6 +17,19 @@ func webScene(_ dir: TempDir, size: String = "640x360", web: String, extra: Stri
         """)
 }
 
+/// The web widget test scene (a timecode strip, web widget `page` showing page.html) written into folder `dir`.
+func webScene(in dir: String) throws -> String {
+    let path = dir + "/scene.yaml"
+    try """
+        size: 640x360
+        layout: {padding: 0, gap: 0}
+        widgets:
+          - {id: tc, type: timecode, place: {edge: bottom, size: 0.08}}
+          - {id: page, type: web, source: page.html}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
 /// The picture viewers see now, through the API.
 func framePicture(_ control: String, _ dir: TempDir) -> ImageSurface? {
     let (status, data) = http("GET", control + "/v1/frame.png")
@@ -183,6 +196,34 @@ extension EndToEnd {
             #expect(refusedCount(c) - before >= 4, "\(p.allOutput)")
             #expect(statusJSON(c)["state"] as? String == "playing")
             #expect(!FileManager.default.fileExists(atPath: dir.file("stolen.mp4")))
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
+        /// A page reads the scene's folder and nothing above it: `..`, its escaped form, a link that leads out and a
+        /// file:// address are all refused it.
+        @Test func aPageReadsOnlyItsScenesFolder() throws {
+            let root = try TempDir()
+            let dir = root.file("scene")
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            _ = try root.write("secret.txt", "secret")
+            #expect(symlink(root.file("secret.txt"), dir + "/link.txt") == 0)
+            _ = try root.write("scene/inside.txt", "inside")
+            _ = try root.write("scene/page.html", """
+                <!doctype html><body style="background:#808080"><script>
+                const read = (u) => fetch(u).then((r) => r.ok ? r.text() : "").catch(() => "");
+                Promise.all([read("inside.txt"), read("../secret.txt"), read("%2e%2e/secret.txt"), read("link.txt"),
+                             read("file://\(root.file("secret.txt"))")]).then(([inside, ...out]) => {
+                  const leaked = out.some((t) => t.includes("secret"));
+                  document.body.style.background = inside === "inside" && !leaked ? "#00ff00" : "#ff0000";
+                });
+                </script></body>
+                """)
+            let scene = try webScene(in: dir)
+            let (p, _) = try startLive([scene])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            let seen = waitForPixel(c, root, 100, 100) { near($0, green) || near($0, red) }
+            #expect(seen.map { near($0, green) } == true, "\(String(describing: seen))")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }

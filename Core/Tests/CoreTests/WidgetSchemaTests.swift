@@ -75,3 +75,42 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect((s.widgets[0].config as? ClockConfig) == ClockConfig())
     }
 }
+
+/// A web widget's source: a file below the scene's folder, or an http(s) URL whose host resolves.
+@Suite struct WebSchemaTests {
+    /// The checks a run makes of a URL's host (the system's resolver); files and pictures unchecked.
+    struct Resolving: MediaChecks {
+        func pictureProblem(_ path: String) -> String? { nil }
+        func videoProblem(_ uri: String) -> String? { nil }
+        func missingFonts(in family: String) -> [String] { [] }
+    }
+
+    func refusal(_ widget: String, folder: String) -> String {
+        do {
+            _ = try SceneLoader.parse("widgets: [\(widget)]", file: "s.yaml", baseDirectory: folder, checks: Resolving())
+            return ""
+        } catch { return error.message }
+    }
+
+    @Test func badSourcesAreRefusedWithWhatToDo() throws {
+        let dir = try TempDir()
+        let scene = dir.file("scene")
+        try FileManager.default.createDirectory(atPath: scene, withIntermediateDirectories: true)
+        _ = try dir.write("outside.html", "<p>")
+        _ = try dir.write("scene/page.html", "<p>")
+        #expect(refusal("{type: web}", folder: scene).contains("needs 'source'"))
+        #expect(refusal("{type: web, source: page.html, html: '<p>'}", folder: scene).contains("not both"))
+        #expect(refusal("{type: web, source: missing.html}", folder: scene).contains("no such file"))
+        #expect(refusal("{type: web, source: ../outside.html}", folder: scene).contains("outside the scene's folder"))
+        #expect(refusal("{type: web, source: 'ftp://example.com/x'}", folder: scene).contains("http(s) URL"))
+        #expect(refusal("{type: web, source: 'https://pipcompose.invalid/x'}", folder: scene).contains("does not resolve"))
+        #expect(refusal("{type: web, source: page.html, fps: 0}", folder: scene).contains("1...120"))
+        #expect(refusal("{type: web, source: page.html, fps: 1000}", folder: scene).contains("1...120"))
+        let s = try SceneLoader.parse("widgets: [{type: web, source: page.html, data: {f0: Jane, list: [a, b]}}]",
+                                      file: "s.yaml", baseDirectory: scene, checks: Resolving())
+        let web = try #require(s.widgets.first?.config as? WebConfig)
+        #expect(web.source == .file(path: "page.html", folder: URL(fileURLWithPath: scene).resolvingSymlinksInPath().path))
+        let data = try #require(web.data.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        #expect(data["f0"] as? String == "Jane" && (data["list"] as? [String]) == ["a", "b"])
+    }
+}

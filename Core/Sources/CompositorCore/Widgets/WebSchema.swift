@@ -87,9 +87,12 @@ public struct WebConfig: WidgetConfig, Equatable {
     static func checkSource(_ text: String, _ context: SceneContext) -> Result<Source, KeyProblem> {
         let t = text.trimmingCharacters(in: .whitespaces)
         if let scheme = t.range(of: "://").map({ t[..<$0.lowerBound].lowercased() }) {
-            guard scheme == "http" || scheme == "https", let u = URL(string: t), u.host?.isEmpty == false else {
+            guard scheme == "http" || scheme == "https", let u = URL(string: t), let host = u.host, !host.isEmpty else {
                 return .failure(KeyProblem("'\(t)' is not a page a web widget shows; give an http(s) URL or an HTML "
                                            + "file below the scene's folder"))
+            }
+            if let problem = context.checks.hostProblem(host) {
+                return .failure(KeyProblem("'\(t)': \(problem); check the URL, or the network"))
             }
             return .success(.url(t))
         }
