@@ -14,4 +14,12 @@ public struct Style: Equatable, Sendable {
     public var fontSize: Double? = nil
 
     public init() {}
+
+    /// The default look with no padding: for widgets that fill their box edge to edge (video, web pages, the
+    /// timecode strip).
+    public static var edgeToEdge: Style {
+        var s = Style()
+        s.padding = 0
+        return s
+    }
 }

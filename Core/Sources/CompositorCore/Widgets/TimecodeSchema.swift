@@ -5,8 +5,7 @@ public struct TimecodeConfig: WidgetConfig, Equatable {
     public static let keys: [KeyInfo] = []
     public static let placement = Placement(edge: .bottom, size: 0.08, minPixels: 24, priority: 10, bleed: true)
     public static var style: Style {
-        var s = Style()
-        s.padding = 0
+        var s = Style.edgeToEdge
         s.font.family = "DejaVu Sans Mono, monospace"
         return s
     }

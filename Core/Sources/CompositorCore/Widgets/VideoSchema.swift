@@ -44,11 +44,7 @@ public struct VideoConfig: WidgetConfig, Equatable {
     public static let summary = "a video file, a stream or a test pattern, decoded live"
     public static let keys = [Keys.source.info, Keys.fit.info, Keys.loop.info, Keys.opacity.info, Keys.fallback.info]
     public static let placement = Placement(edge: .fill, minPixels: 16, priority: 0)
-    public static var style: Style {
-        var s = Style()
-        s.padding = 0
-        return s
-    }
+    public static var style: Style { .edgeToEdge }
 
     public init() {}
 

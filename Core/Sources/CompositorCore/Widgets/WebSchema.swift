@@ -56,11 +56,7 @@ public struct WebConfig: WidgetConfig, Equatable {
     public static let keys = [Keys.source.info, Keys.html.info, Keys.fps.info, Keys.data.info]
     public static let placement = Placement(edge: .fill, minPixels: 16, priority: 0)
     /// Transparent and edge to edge: the page draws what it wants (a `background` style fills behind it).
-    public static var style: Style {
-        var s = Style()
-        s.padding = 0
-        return s
-    }
+    public static var style: Style { .edgeToEdge }
 
     public init() {}
 
