@@ -4,10 +4,10 @@
 # on one 1280x720@30 stream, memory over a 30-minute soak, picture fidelity per client path over 10 minutes, a resize
 # storm of 1000 resizes and a 10-minute 1080p60 run with a viewer.
 # Raw outputs go to bench/out/ (per step NAME.txt, NAME.err, NAME.cmd and NAME.date, and the commit measured);
-# bench/report.py then rewrites the suite's rows of docs/PERFORMANCE.md, each with its date, the commit and its command
+# bench/report.py then rewrites the suite's rows of docs/BENCHMARKS.md, each with its date, the commit and its command
 # (a step that failed keeps its earlier row), and puts this run's full tables at the top of docs/BENCHMARKS-LOG.md.
 # Figures the suite does not measure (bench/overhead.sh, which needs perf; WebRTC, sound, video layers) are rows of
-# PERFORMANCE.md kept by hand, from the commands they name.
+# BENCHMARKS.md kept by hand, from the commands they name.
 # Takes about 90 minutes (30 of them the soak, 10 the fidelity run, 10 the 1080p60 run).
 # Usage: bash bench/all.sh [SOAK_SECONDS]
 # Run it on an otherwise idle machine: every figure is a CPU or timing measurement.
@@ -43,5 +43,5 @@ step soak bash bench/soak_rss.sh "$SOAK" "$OUT/soak"
 step fidelity bash bench/fidelity.sh 600 640x360
 step storm bash bench/storm.sh 1000 20 3840
 step hd60 bash bench/hd60.sh 600
-python3 bench/report.py "$OUT" docs/PERFORMANCE.md docs/BENCHMARKS-LOG.md
-echo "docs/PERFORMANCE.md and docs/BENCHMARKS-LOG.md updated; raw outputs in $OUT"
+python3 bench/report.py "$OUT" docs/BENCHMARKS.md docs/BENCHMARKS-LOG.md
+echo "docs/BENCHMARKS.md and docs/BENCHMARKS-LOG.md updated; raw outputs in $OUT"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Turns bench/all.sh's raw outputs into the suite's rows of docs/PERFORMANCE.md, and a dated entry of the log.
+"""Turns bench/all.sh's raw outputs into the suite's rows of docs/BENCHMARKS.md, and a dated entry of the log.
 
-docs/PERFORMANCE.md has one table of every figure against its peer. A row the suite measures carries a marker in its
+docs/BENCHMARKS.md has one table of every figure against its peer. A row the suite measures carries a marker in its
 first cell, `<!-- suite:ID -->`; this script replaces each such row with the figure of this run, its date, the commit
 measured and the command that produced it. Rows without a marker (figures measured by hand or by scripts the suite
 does not run) are kept as they are, and so is a suite row whose step failed or did not run: the table never loses a
@@ -10,7 +10,7 @@ figure, it only says an older date.
 With a third argument, the full tables of this run (every count, every path, every round) go to the top of that log,
 docs/BENCHMARKS-LOG.md, newest first.
 
-Usage: report.py OUT_DIR PERFORMANCE_MD [LOG_MD]
+Usage: report.py OUT_DIR BENCHMARKS_MD [LOG_MD]
 OUT_DIR holds, for each step NAME, NAME.txt (its output), NAME.err, NAME.cmd (the command) and NAME.date (when it
 ran, UTC), and `commit` (the commit measured); bench/all.sh writes them.
 """
@@ -86,7 +86,7 @@ def when(name):
     return read(name, "date").strip() or now
 
 
-# The suite's rows of PERFORMANCE.md, by id: (what was measured, pipcompose, peer or floor, ratio, step name).
+# The suite's rows of BENCHMARKS.md, by id: (what was measured, pipcompose, peer or floor, ratio, step name).
 rows = {}
 
 
@@ -348,7 +348,7 @@ else:
     s += missing("hd60") + "\n"
 parts.append(s)
 
-# PERFORMANCE.md: replace each suite row this run measured; say which were kept.
+# BENCHMARKS.md: replace each suite row this run measured; say which were kept.
 md = open(perf_path).read()
 lines = md.split("\n")
 found = set()
