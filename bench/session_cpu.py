@@ -22,6 +22,14 @@ def processes():
     return out
 
 
+def name(pid):
+    """A process's command name (WPEWebProcess, pipcompose, …), or "" once it is gone."""
+    try:
+        return open(f"/proc/{pid}/comm").read().strip()
+    except OSError:
+        return ""
+
+
 def child_sessions(pid, table):
     """The sessions PID's direct children lead."""
     return {p for p, (ppid, sid, _, _) in table.items() if ppid == pid and sid == p}

@@ -9,7 +9,7 @@ reports, in MiB: the first and last sample, the largest, and the growth by a lea
 Usage: /usr/bin/python3 bench/web_soak.py BINARY [--seconds 1800] [--warmup 60] [--out bench/out/web_soak.csv]
 """
 import argparse, json, os, secrets, shutil, socket, subprocess, sys, tempfile, time, urllib.request
-from session_cpu import child_sessions, processes
+from session_cpu import child_sessions, name, processes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -19,11 +19,15 @@ def free_port():
 
 
 def sample(pid):
-    """(pipcompose's own resident MiB, its pages' resident MiB summed over their processes, page processes)."""
+    """(pipcompose's own resident MiB, its pages' resident MiB summed over their processes, page processes, the
+    pages' resident MiB by process name)."""
     table = processes()
     pages = child_sessions(pid, table)
-    page = [rss for _, sid, _, rss in table.values() if sid in pages]
-    return table.get(pid, (0, 0, 0, 0))[3] / 1024, sum(page) / 1024, len(page)
+    page = {p: rss for p, (_, sid, _, rss) in table.items() if sid in pages}
+    by_name = {}
+    for p, rss in page.items():
+        by_name[name(p)] = by_name.get(name(p), 0) + rss / 1024
+    return table.get(pid, (0, 0, 0, 0))[3] / 1024, sum(page.values()) / 1024, len(page), by_name
 
 
 def slope_per_run(points, seconds):
@@ -70,7 +74,7 @@ def main():
     points, start, updates, failed = [], time.monotonic(), 0, 0
     try:
         with open(args.out, "w") as csv:
-            csv.write("seconds,pipcompose_mib,page_mib,page_processes\n")
+            csv.write("seconds,pipcompose_mib,page_mib,page_processes,by_process\n")
             next_sample = start + args.warmup
             while (now := time.monotonic()) < start + args.warmup + args.seconds:
                 n = int(now - start)
@@ -82,9 +86,10 @@ def main():
                 except OSError:
                     failed += 1
                 if now >= next_sample:
-                    own, page, count = sample(run.pid)
+                    own, page, count, by_name = sample(run.pid)
                     points.append((now - start, own, page))
-                    csv.write(f"{now - start:.0f},{own:.1f},{page:.1f},{count}\n")
+                    parts = " ".join(f"{k}={v:.1f}" for k, v in sorted(by_name.items()))
+                    csv.write(f"{now - start:.0f},{own:.1f},{page:.1f},{count},{parts}\n")
                     csv.flush()
                     next_sample += 10
                 time.sleep(max(0.0, 1 - (time.monotonic() - now)))

@@ -118,6 +118,10 @@ public final class Probe: @unchecked Sendable {
             // (its min-ts-offset): the A/V offset read 2.7 ms off after some starts and exact after others.
             if hearing { pipeline.setOnManager(ofElementNamed: "src", "min-ts-offset", "0") }
         }
+        if isLive {
+            let t = now()
+            lock.withLock { stats.startedMs = t }
+        }
         do { try pipeline.play { [weak self] event in
             switch event {
             case .error(let e): self?.end(e)

@@ -39,6 +39,9 @@ public struct ProbeStats: Sendable {
         /// Latency of the first frame: joining costs (connection, waiting for a key frame, queued frames) that
         /// the steady-state percentiles leave out.
         public var firstFrameLatencyMs: Double?
+        /// From the probe's start (connecting; for RTSP also DESCRIBE, SETUP and PLAY) to its first decoded frame:
+        /// how long a viewer joining waits for a picture. Live streams only.
+        public var joinMs: Double?
 
         public init() {}
     }
@@ -59,6 +62,8 @@ public struct ProbeStats: Sendable {
     /// Unreadable frames since the last readable one: a gap in frame numbers that spans them is not a drop.
     private var unreadableSinceReadable = 0
     public private(set) var lastArrival: Double?
+    /// When the probe started reading (ms since 1970), for `joinMs`; nil leaves it out.
+    public var startedMs: Double?
 
     /// Frames decoded within `warmupMs` of the first one count for everything but the latency percentiles:
     /// right after joining, frames queued during the connection arrive in a burst.
@@ -75,7 +80,10 @@ public struct ProbeStats: Sendable {
     /// span is then the file's, from its first frame's start).
     public mutating func frame(arrivalMs: Double, startsMs: Double? = nil, width: Int, height: Int,
                                reading: TimecodeCodec.Reading?) {
-        if start == nil { start = startsMs ?? arrivalMs }
+        if start == nil {
+            start = startsMs ?? arrivalMs
+            if measuresLatency, let startedMs { total.joinMs = arrivalMs - startedMs }
+        }
         roll(to: arrivalMs)
         lastArrival = arrivalMs
         total.frames += 1
