@@ -39,7 +39,9 @@ final class PageFrames: @unchecked Sendable {
             return false
         }
         lock.withLock {
-            spare = ready
+            // The frame not drawn becomes the spare; when the render thread took it meanwhile, it left the surface
+            // it drew as the spare, which is kept (not dropped for a new allocation).
+            if let unseen = ready { spare = unseen }
             ready = surface
             readyOpaque = opaque
             sequence += 1
