@@ -197,7 +197,9 @@ extension EndToEnd {
             let watcher = try LiveProcess("/usr/bin/ffmpeg", ["-hide_banner", "-v", "warning", "-progress", "pipe:1",
                                                               "-rtsp_transport", "tcp", "-i", u, "-frames:v", "240",
                                                               "-c:v", "ffv1", "-y", file])
-            #expect(watcher.waitForLine { $0.hasPrefix("frame=") && $0 != "frame=0" } != nil, "\(watcher.allOutput)")
+            // The crowds come once the watcher's own start is behind it (its first 30 frames).
+            #expect(watcher.waitForLine { $0.hasPrefix("frame=") && (Int($0.dropFirst(6)) ?? 0) >= 30 } != nil,
+                    "\(watcher.allOutput)")
             for crowd in 1...3 {
                 let viewers = try (1...8).map { _ in
                     try LiveProcess("/usr/bin/ffmpeg", ["-hide_banner", "-v", "error", "-rtsp_transport", "tcp",
@@ -209,7 +211,17 @@ extension EndToEnd {
             let r = try probe([file, "--reference", panelScene])
             let seen = try ProbeResult(json: r.out)
             #expect(seen.compared == 240 && seen.corrupt == 0, "\(seen.fidelity)")
-            #expect(seen.ssimMin > 0.98, "\(seen.fidelity)")
+            // The watcher joined alone, so its first key frame came with the next frame, close after the one the
+            // encoder started with: a key frame that early is a little soft (SSIM 0.974 measured), the price of a
+            // picture at once instead of half a second later. What the crowds cost it is read after its start.
+            #expect(seen.ssimMin > 0.96, "\(seen.fidelity)")
+            let afterStart = dir.file("watcher-after-start.mkv")
+            let cut = try tool(["ffmpeg", "-v", "error", "-i", file, "-vf", "trim=start_frame=30,setpts=PTS-STARTPTS",
+                                "-c:v", "ffv1", "-y", afterStart])
+            #expect(cut.status == 0, "\(cut.err)")
+            let crowds = try ProbeResult(json: try probe([afterStart, "--reference", panelScene]).out)
+            #expect(crowds.compared == 210 && crowds.corrupt == 0, "\(crowds.fidelity)")
+            #expect(crowds.ssimMin > 0.98, "\(crowds.fidelity)")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }

@@ -49,6 +49,11 @@ final class KeyFrameSchedule: @unchecked Sendable {
         lock.withLock { due = min(due ?? runningTime, runningTime) }
     }
 
+    /// Withdraws the request for `runningTime` if it is still the one due (an earlier key frame served it).
+    func cancel(ifDueAt runningTime: MediaTime) {
+        lock.withLock { if due == runningTime { due = nil } }
+    }
+
     private func frame(_ buffer: UnsafeMutablePointer<GstBuffer>, on pad: UnsafeMutablePointer<GstPad>) {
         guard lock.withLock({ due }) != nil, let time = PadTime.runningTime(of: buffer, on: pad) else { return }
         let now = lock.withLock { () -> Bool in

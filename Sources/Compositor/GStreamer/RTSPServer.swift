@@ -33,6 +33,9 @@ public final class RTSPServer: @unchecked Sendable {
     public var onMediaReady: (@Sendable (MediaID, AppSource, AppSource?) -> Void)?
     public var onMediaGone: (@Sendable (MediaID) -> Void)?
     public var onPlay: (@Sendable () -> Void)?
+    /// A sink added for a transport's first viewer dropped the stale packets it started with (`StaleStartFilter`):
+    /// those viewers wait for the next key frame. On the streaming thread.
+    public var onStaleStart: (@Sendable () -> Void)?
     /// A media's viewers started playing it (true) or none plays it any more (false: all paused or gone, or a
     /// client only asked for the description). gst-rtsp-server's `new-state`, on the server's thread.
     public var onMediaPlaying: (@Sendable (MediaID, Bool) -> Void)?
@@ -181,7 +184,7 @@ public final class RTSPServer: @unchecked Sendable {
         guard let bin = gst_rtsp_media_get_element(media) else { return }
         defer { gst_object_unref(UnsafeMutableRawPointer(bin)) }
         if let pipeline = gst_object_get_parent(cgst_object(UnsafeMutableRawPointer(bin))) {
-            Self.configureSinks(UnsafeMutableRawPointer(pipeline))
+            Self.configureSinks(UnsafeMutableRawPointer(pipeline)) { [weak self] in self?.onStaleStart?() }
             gst_object_unref(UnsafeMutableRawPointer(pipeline))
         }
         guard let src = gst_bin_get_by_name_recurse_up(cgst_bin(bin), "in") else { return }
@@ -209,11 +212,11 @@ public final class RTSPServer: @unchecked Sendable {
     /// everything) stopped for every viewer of that media. Measured with a UDP and a TCP probe joining a just-started
     /// server at once: 3 starts in 52 before this, none in 46 after. Each sink also drops the packets that reach it
     /// already late at its start (`StaleStartFilter`).
-    private static func configureSinks(_ pipeline: UnsafeMutableRawPointer) {
+    private static func configureSinks(_ pipeline: UnsafeMutableRawPointer, onStale: @escaping @Sendable () -> Void) {
         Signals.connect(pipeline, "element-added") { _, element in
             guard let element, cgst_is_base_sink(element) != 0 else { return }
             gst_util_set_object_arg(cgst_gobject(element), "async", "false")
-            StaleStartFilter.attach(to: element)
+            StaleStartFilter.attach(to: element, onStale: onStale)
         }
     }
 

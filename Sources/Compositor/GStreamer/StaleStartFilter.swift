@@ -29,9 +29,15 @@ final class StaleStartFilter: @unchecked Sendable {
     private let lock = NSLock()
     private var seen = 0
     private var done = false
+    private var dropped = false
+    private let onStale: @Sendable () -> Void
 
-    /// Installs the filter on `sink`'s sink pad; the probe keeps it alive until the pad goes.
-    static func attach(to sink: UnsafeMutableRawPointer) {
+    private init(onStale: @escaping @Sendable () -> Void) { self.onStale = onStale }
+
+    /// Installs the filter on `sink`'s sink pad; the probe keeps it alive until the pad goes. `onStale` is called
+    /// once, on the streaming thread, when the filter first drops a packet (what the viewers needed to start
+    /// decoding may have been in it).
+    static func attach(to sink: UnsafeMutableRawPointer, onStale: @escaping @Sendable () -> Void) {
         guard let pad = gst_element_get_static_pad(cgst_element(sink), "sink") else { return }
         defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
         let probe: GstPadProbeCallback = { pad, info, data in
@@ -41,23 +47,28 @@ final class StaleStartFilter: @unchecked Sendable {
         }
         let destroy: GDestroyNotify = { data in Unmanaged<StaleStartFilter>.fromOpaque(data!).release() }
         let types = GstPadProbeType(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
-        let filter = StaleStartFilter()
+        let filter = StaleStartFilter(onStale: onStale)
         filter.lock.withLock {}
         gst_pad_add_probe(pad, types, probe, Unmanaged.passRetained(filter).toOpaque(), destroy)
     }
 
     private func keeps(_ buffer: UnsafeMutablePointer<GstBuffer>?, on pad: UnsafeMutablePointer<GstPad>) -> Bool {
-        lock.withLock {
-            guard !done else { return true }
+        let (keep, firstDrop) = lock.withLock { () -> (Bool, Bool) in
+            guard !done else { return (true, false) }
             seen += 1
             guard seen <= Self.limit, let buffer, let late = Self.lateness(of: buffer, on: pad) else {
                 done = true
-                return true
+                return (true, false)
             }
-            if late > Self.stale { return false }
+            if late > Self.stale {
+                defer { dropped = true }
+                return (false, !dropped)
+            }
             done = true
-            return true
+            return (true, false)
         }
+        if firstDrop { onStale() }
+        return keep
     }
 
     /// How long ago `buffer` was due, by the segment on `pad` and the clock of the pad's element; nil when unknown.

@@ -22,6 +22,8 @@ public final class Encoder: @unchecked Sendable {
     private let keyFrames: KeyFrameSchedule?
     private let lock = NSLock()
     private var subscribers: [ObjectIdentifier: Subscriber] = [:]
+    /// Whether each subscriber has someone looking at its pictures now (absent: always).
+    private var watching: [ObjectIdentifier: @Sendable () -> Bool] = [:]
     private var _encoded: UInt64 = 0
     private var lastSize: PixelSize?
     /// Called once the last frame reached the subscribers after `finish()` began (EOS at the appsink).
@@ -30,9 +32,12 @@ public final class Encoder: @unchecked Sendable {
     public var onNewSize: (@Sendable (PixelSize) -> Void)?
     private var _bytes: UInt64 = 0
     private var delayLine: DelayLine?
-    /// Running time of the last key frame handed out, and of the key frame viewers are waiting for.
+    /// Running time of the last key frame handed out, and of the key frame viewers are waiting for; any key frame
+    /// after `keyAskedAfter` (the last frame handed out when they asked) serves them.
     private var lastKey: MediaTime?
     private var keyDue: MediaTime?
+    private var keyAskedAfter: MediaTime?
+    private var lastPTS: MediaTime?
     private var _viewerKeysAsked: UInt64 = 0
     /// The least time between a key frame and one that viewers ask for. A key frame costs x264 several frames'
     /// worth of bits; two close together drain the rate control's buffer and the second comes out blurred for
@@ -79,15 +84,26 @@ public final class Encoder: @unchecked Sendable {
         }
         let isKey = buffer.isKeyFrame
         let pts = buffer.pts
-        let delay = lock.withLock {
-            if isKey, let pts {
-                lastKey = pts
-                if let due = keyDue, pts >= due { keyDue = nil }
+        let (delay, served) = lock.withLock { () -> (DelayLine?, MediaTime?) in
+            var served: MediaTime?
+            if let pts {
+                lastPTS = pts
+                if isKey {
+                    lastKey = pts
+                    if let due = keyDue, pts >= due || pts > (keyAskedAfter ?? pts) {
+                        served = due
+                        keyDue = nil
+                        keyAskedAfter = nil
+                    }
+                }
             }
             _encoded += 1
             _bytes += UInt64(buffer.size)
-            return delayLine
+            return (delayLine, served)
         }
+        // A key frame asked for at once came before the spaced one viewers waited for: it serves them, and the
+        // spaced one is not made.
+        if let served { keyFrames?.cancel(ifDueAt: served) }
         if let delay { delay.push(buffer, caps) } else { handToSubscribers(buffer, caps) }
     }
 
@@ -126,13 +142,31 @@ public final class Encoder: @unchecked Sendable {
 
     /// Hands every encoded frame to `handler` until `unsubscribe(owner)`; a new subscriber gets a key frame soon
     /// unless it says it has one coming (`requestKeyFrame(at:)`).
-    public func subscribe(_ owner: AnyObject, requestKeyFrame: Bool = true, _ handler: @escaping Subscriber) {
-        lock.withLock { subscribers[ObjectIdentifier(owner)] = handler }
+    /// `watching` tells whether anyone looks at the subscriber's pictures now (a server with no viewer: nobody);
+    /// without it, always.
+    public func subscribe(_ owner: AnyObject, requestKeyFrame: Bool = true, watching: (@Sendable () -> Bool)? = nil,
+                          _ handler: @escaping Subscriber) {
+        lock.withLock {
+            subscribers[ObjectIdentifier(owner)] = handler
+            watching.map { self.watching[ObjectIdentifier(owner)] = $0 }
+        }
         if requestKeyFrame { self.requestKeyFrame() }
     }
 
     public func unsubscribe(_ owner: AnyObject) {
-        _ = lock.withLock { subscribers.removeValue(forKey: ObjectIdentifier(owner)) }
+        lock.withLock {
+            subscribers.removeValue(forKey: ObjectIdentifier(owner))
+            watching.removeValue(forKey: ObjectIdentifier(owner))
+        }
+    }
+
+    /// Whether anyone but `owner`'s viewers looks at this encoder's pictures now: a key frame out of turn would
+    /// cost them sharpness.
+    public func isWatched(besides owner: AnyObject) -> Bool {
+        let others = lock.withLock { () -> [(@Sendable () -> Bool)?] in
+            subscribers.keys.filter { $0 != ObjectIdentifier(owner) }.map { watching[$0] }
+        }
+        return others.contains { $0?() ?? true }
     }
 
     /// Asks for a key frame now, whatever it costs: an output that cannot start without one.
@@ -140,12 +174,20 @@ public final class Encoder: @unchecked Sendable {
 
     /// A viewer joined and needs a key frame: asks for one at least `viewerKeySpacing` after the last, and
     /// only when none is already on its way, so a crowd of viewers joining (or a client that plays in a loop)
-    /// costs the others one key frame, not one each.
-    public func requestKeyFrameForViewer() {
+    /// costs the others one key frame, not one each. `now`: nobody but the viewers waiting would see what an
+    /// early key frame costs, so it comes with the next frame.
+    public func requestKeyFrameForViewer(now: Bool = false) {
         let at = lock.withLock { () -> MediaTime? in
+            if now {
+                _viewerKeysAsked += 1
+                if keyDue == nil { keyAskedAfter = lastPTS }
+                keyDue = min(keyDue ?? 0, 0)
+                return 0
+            }
             guard keyDue == nil else { return nil }
             let due = lastKey.map { $0 + Self.viewerKeySpacing } ?? 0
             keyDue = due
+            keyAskedAfter = lastPTS
             _viewerKeysAsked += 1
             return due
         }

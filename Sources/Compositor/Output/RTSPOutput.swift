@@ -1,8 +1,9 @@
 import Foundation
 
 /// The embedded RTSP server as an output: every media the server has prepared is fed the live encoder's
-/// stream, and each viewer that starts playing gets a key frame (with SPS/PPS in band) within half a second,
-/// shared with the viewers who joined at the same time.
+/// stream, and each viewer that starts playing gets a key frame (with SPS/PPS in band): with the next frame when
+/// nobody else watches (an early key frame costs only the viewer who asked), else within half a second, shared
+/// with the viewers who joined at the same time (so watchers keep a sharp picture).
 ///
 /// Its dropped frames are those a played media could not take: a media nobody plays (described only, or every
 /// viewer paused) is offered the frames too, and its full queue drops them without loss to anyone (`WatchedDrops`).
@@ -51,10 +52,13 @@ public final class RTSPOutput: @unchecked Sendable {
             guard let self else { return }
             input.mapTimestamps(frameClockBase: { [weak self] in self?.frameClockBase?() })
             audio?.mapTimestamps(exact: true, frameClockBase: { [weak self] in self?.frameClockBase?() })
+            // The first viewer's DESCRIBE waits for this media's first packet, a key frame: when nobody watches
+            // yet, it is the next frame (a spaced one kept new viewers waiting up to half a second).
+            let alone = self.nobodyWatches
             self.lock.withLock {
                 self.feeds[media] = Feed(input: input, audio: audio)
             }
-            self.source?.requestKeyFrameForViewer()
+            self.source?.requestKeyFrameForViewer(now: alone)
         }
         server.onMediaGone = { [weak self] media in
             guard let self else { return }
@@ -79,7 +83,23 @@ public final class RTSPOutput: @unchecked Sendable {
             // joining together (or a client that plays in a loop) do not blur the picture for everyone.
             self.source?.requestKeyFrameForViewer()
         }
+        server.onStaleStart = { [weak self] in
+            guard let self else { return }
+            // The key frame the media was prepared with waited past its time for the PLAY and was dropped: the
+            // viewers of a new transport have no picture yet. Unless others watch, the next frame is their key frame.
+            let others = self.source?.isWatched(besides: self) ?? false
+            self.source?.requestKeyFrameForViewer(now: !others && self.server.viewers <= 1)
+        }
     }
+
+    /// Nobody looks at the encoder's pictures: no media of this server is played and no other output watches.
+    private var nobodyWatches: Bool {
+        guard !isPlayed else { return false }
+        return !(source?.isWatched(besides: self) ?? false)
+    }
+
+    /// Someone plays a media of this server.
+    var isPlayed: Bool { lock.withLock { feeds.values.contains { $0.drops.isPlaying } } }
 
     public func start() throws { try server.start() }
     public var url: String { server.url }
@@ -149,7 +169,7 @@ extension RTSPOutput: Output {
 
     public func feed(from encoder: Encoder) {
         source = encoder
-        encoder.subscribe(self) { [weak self] b, c in self?.deliver(b, c) }
+        encoder.subscribe(self, watching: { [weak self] in self?.isPlayed ?? false }) { [weak self] b, c in self?.deliver(b, c) }
     }
 
     public func hear(_ track: AudioTrack) {

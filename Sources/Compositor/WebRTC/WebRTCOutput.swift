@@ -328,7 +328,7 @@ extension WebRTCOutput: Output {
 
     public func feed(from encoder: Encoder) {
         source = encoder
-        encoder.subscribe(self) { [weak self] b, c in self?.deliver(b, c) }
+        encoder.subscribe(self, watching: { [weak self] in (self?.viewerCount ?? 0) > 0 }) { [weak self] b, c in self?.deliver(b, c) }
     }
 
     /// Browsers hear Opus, encoded once for all of them.

@@ -11,6 +11,9 @@ public struct WatchedDrops {
 
     public init() {}
 
+    /// Someone plays the media now.
+    public var isPlaying: Bool { idleFrom == nil }
+
     /// The media started (true) or stopped (false) being played, with the feed's drop count at that moment.
     public mutating func playing(_ on: Bool, dropsNow: UInt64) {
         if on, let from = idleFrom {
