@@ -27,7 +27,7 @@ for run in $(seq 1 "$RUNS"); do
 import json, sys
 b = json.load(open(sys.argv[1])); s = b.get("stats", {})
 print(json.dumps({"bench": "browser-latency", "run": int(sys.argv[2]), "frames": s.get("frames"),
-                  "p50Ms": s.get("p50"), "p99Ms": s.get("p99"), "fps": s.get("fps"),
+                  "p50Ms": s.get("p50"), "p99Ms": s.get("p99"), "fps": s.get("fps"), "partsMs": s.get("parts"),
                   "error": b.get("error")}))
 PY
 done | tee "$OUT/runs.jsonl"
