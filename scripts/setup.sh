@@ -54,6 +54,8 @@ TEST_PACKAGES=(
     python3-gi
     gir1.2-gst-rtsp-server-1.0
     dbus-daemon
+    # a real Prometheus for the fleet test: it scrapes probes' /metrics and evaluates deploy/prometheus's rules
+    prometheus
     # a real browser for the WebRTC page's tests: headless Chromium driven by Selenium
     chromium
     chromium-driver

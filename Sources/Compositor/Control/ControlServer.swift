@@ -49,11 +49,11 @@ public final class ControlServer: @unchecked Sendable {
     }
 
     /// Parses `[HOST:]PORT`.
-    public static func parseAddress(_ text: String) throws(ControlError) -> (String, Int) {
+    public static func parseAddress(_ text: String, option: String = "--control") throws(ControlError) -> (String, Int) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         let host = parts.count == 2 ? String(parts[0]) : "127.0.0.1"
         guard parts.count <= 2, let port = Int(parts.last ?? ""), (0...65535).contains(port) else {
-            throw .bad("invalid --control '\(text)': expected [HOST:]PORT, e.g. 8555 or 127.0.0.1:8555")
+            throw .bad("invalid \(option) '\(text)': expected [HOST:]PORT, e.g. 8555 or 127.0.0.1:8555")
         }
         return (host.isEmpty ? "127.0.0.1" : host, port)
     }

@@ -61,6 +61,8 @@ public struct FidelityStats: Sendable {
     /// SSIM × 1000 and PSNR in dB, in the latency histogram's 0.1 bins: bounded memory for a run of any length.
     private var ssimHistogram = LatencyHistogram()
     private var psnrHistogram = LatencyHistogram()
+    /// Every compared frame's SSIM in the buckets every probe exports (`ProbeBuckets.ssim`).
+    public private(set) var ssimBuckets = BucketCounts(bounds: ProbeBuckets.ssim)
 
     public init(corruptBelow: Double = 0.9, keepWorst: Int = 5, keepSeconds: Int = 86_400) {
         total = Total(corruptBelow: corruptBelow)
@@ -83,6 +85,7 @@ public struct FidelityStats: Sendable {
         total.ssimMin = min(total.ssimMin, s.ssim)
         total.psnrMin = min(total.psnrMin, s.psnr)
         ssimHistogram.add(s.ssim * 1000)
+        ssimBuckets.observe(s.ssim)
         psnrHistogram.add(s.psnr)
         total.ssimP1 = ssimHistogram.percentile(0.01).map { $0 / 1000 }
         total.ssimP50 = ssimHistogram.percentile(0.5).map { $0 / 1000 }

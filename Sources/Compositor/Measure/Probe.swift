@@ -204,6 +204,12 @@ public final class Probe: @unchecked Sendable {
         comparer?.figures
     }
 
+    /// The latencies counted so far in the exported buckets (`ProbeBuckets.latencySeconds`).
+    public var latencyBuckets: BucketCounts { lock.withLock { stats.latencyBuckets } }
+
+    /// The picture fidelity so far and its SSIM buckets; nil without a reference.
+    public var runningFidelity: (total: FidelityStats.Total, ssim: BucketCounts)? { comparer?.running }
+
     /// The probe's clock: the wall clock for a live source, the file's own timeline for a file.
     private func clockNow() -> Double {
         isLive ? now() : lock.withLock { fileTimeMs ?? 0 }

@@ -21,6 +21,8 @@ public struct ProbeRun {
     public var maxLatencyMs: Double?
     public var maxDrops: Int?
     public var maxCorrupt: Int?
+    /// Where the figures are exported each second while the run lasts (`--metrics`).
+    public var metrics: ProbeMetrics?
 
     public init(url: String) { self.url = url }
 
@@ -39,11 +41,17 @@ public struct ProbeRun {
             try probe.start()
         } catch { throw Failure(description: "cannot probe \(url): \(error)") }
         let started = Date()
+        let labels = ProbeMetrics.labels(url: url, transport: transportName)
+        var framesBefore = 0
+        // The series exist from the start (at zero), so a scrape before the first frame finds the stream.
+        metrics?.update(labels, from: probe, total: ProbeStats.Total(), receiving: false)
         while true {
             let ended = probe.waitUntilEnded(timeout: 1)
             let (second, total, latency) = probe.tick()
             let elapsed = Date().timeIntervalSince(started)
             if let second { onSecond(Self.statusLine(second, total, latency)) }
+            metrics?.update(labels, from: probe, total: total, receiving: !ended && total.frames > framesBefore)
+            framesBefore = total.frames
             if ended || shouldStop() { break }
             if let duration, elapsed >= duration { break }
             if total.frames == 0 && elapsed >= timeout {
@@ -63,7 +71,8 @@ public struct ProbeRun {
         }
         let failures = ProbeReport.failures(total, live: probe.isLive, maxLatencyMs: maxLatencyMs, maxDrops: maxDrops,
                                             fidelity: fidelity?.total, maxCorrupt: maxCorrupt)
-        var report = ProbeReport(url: url, transport: url.lowercased().hasPrefix("rtsp") ? transport.rawValue : nil,
+        metrics?.update(labels, from: probe, total: total, receiving: false)
+        var report = ProbeReport(url: url, transport: transportName,
                                  live: probe.isLive, total: total, seconds: seconds, fidelity: fidelity, failures: failures)
         if sound {
             report.av = probe.avSync() ?? AVSyncStats.Report.silent
@@ -71,6 +80,9 @@ public struct ProbeRun {
         }
         return report
     }
+
+    /// The transport for RTSP URLs; nil for others.
+    var transportName: String? { url.lowercased().hasPrefix("rtsp") ? transport.rawValue : nil }
 
     /// `  12s  30.0 fps  latency p50 8.1 p99 12.0 max 14.2 ms  dropped 0 repeated 0 unreadable 0`
     public static func statusLine(_ second: ProbeStats.Second, _ total: ProbeStats.Total, _ latency: LatencySummary?) -> String {

@@ -90,4 +90,9 @@ public final class ReferenceComparer: @unchecked Sendable {
     public var figures: (total: FidelityStats.Total, seconds: [FidelityStats.Second], errors: [String]) {
         cond.withLock { (stats.total, stats.seconds, errors) }
     }
+
+    /// The totals and the SSIM buckets so far, without the seconds (what an exporter reads each second).
+    public var running: (total: FidelityStats.Total, ssim: BucketCounts) {
+        cond.withLock { (stats.total, stats.ssimBuckets) }
+    }
 }

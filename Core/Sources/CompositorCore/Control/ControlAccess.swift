@@ -101,9 +101,12 @@ public struct ControlAccess: Sendable {
         if let token, !(metricsOpen && r.path == "/metrics") {
             let given = r.header("authorization").flatMap(Self.bearer) ?? r.queryToken
             guard let given, Self.same(given, token) else {
-                return .refuse(Refusal(status: 401, message: "missing or wrong token: send Authorization: Bearer TOKEN "
-                                       + "(pipcompose ctl finds it for the user who started run; a browser opens the "
-                                       + "page URL that run printed, with ?token=…; `pipcompose ctl page` prints it)"))
+                let how = r.path == "/metrics"
+                    ? "(Prometheus: `authorization: {type: Bearer, credentials_file: FILE}` in its scrape config, the "
+                        + "file holding the token the process was given)"
+                    : "(pipcompose ctl finds it for the user who started run; a browser opens the page URL that run "
+                        + "printed, with ?token=…; `pipcompose ctl page` prints it)"
+                return .refuse(Refusal(status: 401, message: "missing or wrong token: send Authorization: Bearer TOKEN " + how))
             }
         }
         if ["POST", "PUT", "PATCH"].contains(r.method), !r.path.hasPrefix("/v1/whep") {

@@ -56,6 +56,8 @@ public struct ProbeStats: Sendable {
     private var current: Second?
     private var currentLatencies: [Double] = []
     private var histogram = LatencyHistogram()
+    /// The latencies the percentiles count, in seconds, in the buckets every probe exports (`ProbeBuckets`).
+    public private(set) var latencyBuckets = BucketCounts(bounds: ProbeBuckets.latencySeconds)
     private var lastFrame: UInt64?
     private var lastSize: String?
     private var repeatRun = 0
@@ -132,6 +134,7 @@ public struct ProbeStats: Sendable {
             if total.firstFrameLatencyMs == nil { total.firstFrameLatencyMs = ms }
             if arrivalMs - start! >= warmupMs {
                 histogram.add(ms)
+                latencyBuckets.observe(ms / 1000)
                 currentLatencies.append(ms)
             }
         }

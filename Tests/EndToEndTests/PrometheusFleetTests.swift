@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The rules in deploy/prometheus, used as they are.
+let prometheusRules = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("deploy/prometheus/pipcompose-rules.yml").path
+
+extension EndToEnd {
+    /// Probes export while they run, and Debian's Prometheus aggregates them: a fleet's figures from its query API.
+    @Suite struct PrometheusFleetTests {
+        /// A Prometheus query's vector as (labels, value).
+        static func query(_ port: Int, _ promQL: String) -> [([String: String], Double)] {
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-_.~")
+            let q = promQL.addingPercentEncoding(withAllowedCharacters: allowed) ?? promQL
+            let r = rawHTTP(port: port, "GET /api/v1/query?query=\(q) HTTP/1.1\nHost: 127.0.0.1:\(port)\n")
+            guard let body = r.text.range(of: "\r\n\r\n").map({ String(r.text[$0.upperBound...]) }),
+                  let json = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+                  let data = json["data"] as? [String: Any], let result = data["result"] as? [[String: Any]] else { return [] }
+            return result.compactMap { item in
+                guard let metric = item["metric"] as? [String: String], let value = item["value"] as? [Any],
+                      let text = value.last as? String, let v = Double(text) else { return nil }
+                return (metric, v)
+            }
+        }
+
+        /// Waits for a query to give a result `ok` accepts, polling Prometheus; the last result.
+        static func waitFor(_ port: Int, _ promQL: String, timeout: TimeInterval,
+                            _ ok: ([([String: String], Double)]) -> Bool) -> [([String: String], Double)] {
+            let deadline = Date().addingTimeInterval(timeout)
+            var last = query(port, promQL)
+            while !ok(last) && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.5)  // a poll of Prometheus, not a wait for time to pass
+                last = query(port, promQL)
+            }
+            return last
+        }
+
+        /// Which exported latency bucket a value in seconds falls in.
+        static func bucket(_ seconds: Double) -> Int {
+            let bounds = [0.0005, 0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.007, 0.008, 0.010, 0.012, 0.015, 0.020,
+                          0.025, 0.033, 0.050, 0.075, 0.100, 0.150, 0.250, 0.500, 1, 2.5, 5, 10]
+            return bounds.firstIndex { seconds <= $0 } ?? bounds.count
+        }
+
+        @Test func aFleetsLatencyComesFromPrometheusAndAProbeThatDiesAlerts() throws {
+            let dir = try TempDir()
+            let (server, url) = try startLive([examples + "/timecode.yaml"])
+            let u = try #require(url)
+            let port = try #require(URL(string: u)?.port)
+            let relay = try LiveProcess("/usr/bin/python3", [fixture("tcp_relay.py"), "--target", "127.0.0.1:\(port)",
+                                                             "--port", "0", "--delay-ms", "50"])
+            let relayPort = try #require(relay.waitForLine { $0.hasPrefix("listening ") }?.split(separator: " ").last)
+            let token = UUID().uuidString + UUID().uuidString
+            let tokenFile = try dir.write("token", token)
+            chmod(tokenFile, 0o600)
+            let relayed = "rtsp://127.0.0.1:\(relayPort)/pip"
+            let runs: [(name: String, url: String, transport: String)] = [("tcp", u, "tcp"), ("udp", u, "udp"),
+                                                                           ("relay", relayed, "tcp")]
+            var probes: [String: LiveProcess] = [:]
+            var targets: [String] = []
+            for r in runs {
+                let p = try LiveProcess(binary, ["probe", r.url, "--transport", r.transport, "--json", "--metrics", "127.0.0.1:0"],
+                                        environment: ["PIPCOMPOSE_METRICS_TOKEN": token])
+                let line = try #require(p.waitForLine { $0.hasPrefix("metrics: ") }, "\(p.allOutput)")
+                let address = try #require(URL(string: String(line.dropFirst("metrics: ".count))))
+                targets.append("127.0.0.1:\(try #require(address.port))")
+                probes[r.name] = p
+            }
+            // Only its owner reads a probe's figures: no token, a wrong one, or another Host is refused.
+            let metricsPort = try #require(Int(targets[0].split(separator: ":").last ?? ""))
+            let noToken = rawHTTP(port: metricsPort, "GET /metrics HTTP/1.1\nHost: 127.0.0.1:\(metricsPort)\n")
+            #expect(noToken.status == 401 && noToken.text.contains("credentials_file"), "\(noToken.text)")
+            let wrong = rawHTTP(port: metricsPort, "GET /metrics HTTP/1.1\nHost: 127.0.0.1:\(metricsPort)\nAuthorization: Bearer x\n")
+            #expect(wrong.status == 401, "\(wrong.text)")
+            let rebound = rawHTTP(port: metricsPort, "GET /metrics HTTP/1.1\nHost: evil.example:\(metricsPort)\nAuthorization: Bearer \(token)\n")
+            #expect(rebound.status == 403 || rebound.status == 421, "\(rebound.text)")
+            let owner = rawHTTP(port: metricsPort, "GET /metrics HTTP/1.1\nHost: 127.0.0.1:\(metricsPort)\nAuthorization: Bearer \(token)\n")
+            #expect(owner.status == 200 && owner.text.contains("pipcompose_probe_frames_total"), "\(owner.text)")
+            let promPort = freePort()
+            let config = try dir.write("prometheus.yml", """
+                global: {scrape_interval: 1s, evaluation_interval: 1s}
+                rule_files: [\(prometheusRules)]
+                scrape_configs:
+                  - job_name: pipcompose-probes
+                    authorization: {type: Bearer, credentials_file: \(tokenFile)}
+                    static_configs:
+                      - targets: [\(targets.joined(separator: ", "))]
+
+                """)
+            let prometheus = try LiveProcess("/usr/bin/prometheus", [
+                "--config.file=\(config)", "--storage.tsdb.path=\(dir.file("data"))",
+                "--web.listen-address=127.0.0.1:\(promPort)", "--log.level=warn"])
+            defer {
+                for p in probes.values { p.signal(SIGKILL); _ = p.waitForExit() }
+                prometheus.signal(SIGTERM)
+                _ = prometheus.waitForExit()
+                relay.signal(SIGKILL)
+                _ = relay.waitForExit()
+                server.signal(SIGINT)
+                _ = server.waitForExit()
+            }
+            // Every probe scraped with the token, each with 300 latencies counted (10 s past its warm-up).
+            let counted = Self.waitFor(promPort, "pipcompose_probe_latency_seconds_count", timeout: 90) {
+                $0.count == 3 && $0.allSatisfy { $0.1 >= 300 }
+            }
+            #expect(counted.count == 3 && counted.allSatisfy { $0.1 >= 300 }, "\(counted) \(prometheus.allOutput)")
+            let up = Self.query(promPort, "up{job=\"pipcompose-probes\"}")
+            #expect(up.count == 3 && up.allSatisfy { $0.1 == 1 }, "\(up)")
+
+            // Each stream's percentiles over the whole run, from the sum of its buckets, as a fleet's are taken.
+            func percentile(_ q: Double) -> [String: Double] {
+                let rows = Self.query(promPort, "histogram_quantile(\(q), sum by (le, stream, transport) (pipcompose_probe_latency_seconds_bucket))")
+                var out: [String: Double] = [:]
+                for (labels, v) in rows {
+                    let name = labels["stream"] == relayed ? "relay" : labels["transport"] ?? "?"
+                    out[name] = v
+                }
+                return out
+            }
+            let p50 = percentile(0.5), p99 = percentile(0.99)
+            #expect(p50.count == 3 && p99.count == 3, "\(p50) \(p99)")
+            // The relay holds every packet 50 ms: its probe reads that much more than the direct one.
+            #expect((p50["relay"] ?? 0) - (p50["tcp"] ?? 1) > 0.04, "\(p50)")
+            // The fleet's recording rules give figures.
+            let fleet = Self.waitFor(promPort, "pipcompose:probe_latency_seconds:p99_1m", timeout: 30) { $0.count == 1 }
+            #expect(fleet.count == 1 && fleet[0].1 > 0, "\(fleet)")
+
+            // A probe killed outright: its target goes down, and the alert fires.
+            let udp = try #require(probes["udp"])
+            probes["udp"] = nil
+            udp.signal(SIGKILL)
+            _ = udp.waitForExit()
+            let firing = Self.waitFor(promPort, "ALERTS{alertname=\"PipcomposeProbeDown\",alertstate=\"firing\"}", timeout: 60) {
+                $0.count == 1
+            }
+            #expect(firing.count == 1, "\(firing)")
+
+            // The probes' own reports agree with Prometheus within one bucket.
+            for name in ["tcp", "relay"] {
+                let p = try #require(probes[name])
+                probes[name] = nil
+                p.signal(SIGINT)
+                #expect(p.waitForExit(timeout: 30) == 0, "\(p.allOutput)")
+                let own = try ProbeResult(json: p.stdout.joined(separator: "\n"))
+                let latency = try #require(own.total["latencyMs"] as? [String: Any], "\(own.total)")
+                let ownP50 = try #require(latency["p50"] as? Double) / 1000
+                let ownP99 = try #require(latency["p99"] as? Double) / 1000
+                #expect(abs(Self.bucket(ownP50) - Self.bucket(p50[name] ?? -1)) <= 1, "\(name): \(ownP50) against \(p50)")
+                #expect(abs(Self.bucket(ownP99) - Self.bucket(p99[name] ?? -1)) <= 1, "\(name): \(ownP99) against \(p99)")
+            }
+        }
+    }
+}
