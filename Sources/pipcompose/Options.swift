@@ -37,7 +37,8 @@ extension ParsableCommand {
     /// command, with its usage, as if `validate()` had found them.
     func checked<T>(_ parse: () throws -> T) throws -> T {
         do { return try parse() } catch let e as ValidationError {
-            let name = Self.configuration.commandName ?? ""
+            // A default subcommand (soak's run) is known by its parent's name.
+            let name = Self.self == SoakRunCommand.self ? "soak" : Self.configuration.commandName ?? ""
             FileHandle.standardError.write(Data("Error: \(e.message)\n  See 'pipcompose \(name) --help' for the options.\n".utf8))
             throw ExitCode.validationFailure
         }

@@ -62,28 +62,9 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "With --reference: exit 3 when more than this many frames were damaged (corrupt, or strip unreadable).")
     var maxCorrupt: Int?
 
-    @Option(help: ArgumentHelp("While running, serve the figures to Prometheus at http://[HOST:]PORT/metrics: latency, "
-                               + "SSIM and A/V offset as histograms with fixed buckets (docs/MEASURE.md), frame counters.",
-                               valueName: "[host:]port"))
-    var metrics: String?
-
-    @Option(help: "The bearer token /metrics needs (default: $PIPCOMPOSE_METRICS_TOKEN).")
-    var metricsToken: String?
-
-    @Flag(help: "Serve /metrics without a token (loopback only), for a Prometheus on this machine.")
-    var metricsOpen = false
-
-    var token: String? { metricsToken ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_METRICS_TOKEN"] }
+    @OptionGroup var metricsOptions: MetricsOptions
 
     func validate() throws {
-        if let metrics {
-            do {
-                let (host, port) = try ControlServer.parseAddress(metrics, option: "--metrics")
-                _ = try MetricsServer(host: host, port: port, token: token, open: metricsOpen, text: { "" })
-            } catch { throw ValidationError(error.message) }
-        } else if metricsToken != nil || metricsOpen {
-            throw ValidationError("--metrics-token and --metrics-open go with --metrics [HOST:]PORT")
-        }
         guard warmup >= 0 && warmup.isFinite else { throw ValidationError("--warmup must be 0 or more seconds") }
         guard timeout > 0 && timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
         if let maxLatencyMs, !(maxLatencyMs >= 0) { throw ValidationError("--max-latency-ms must be 0 or more") }
@@ -117,18 +98,9 @@ struct ProbeCommand: ParsableCommand {
                 run.reference = (reference, ReferencePicture(scene: scene))
             } catch { throw UserError("--reference: \(error)") }
         }
-        var server: MetricsServer?
-        if let metrics {
-            let exported = ProbeMetrics()
-            run.metrics = exported
-            do {
-                let (host, port) = try ControlServer.parseAddress(metrics, option: "--metrics")
-                let s = try MetricsServer(host: host, port: port, token: token, open: metricsOpen, text: { exported.text() })
-                try s.start()
-                server = s
-                if !quiet { FileHandle.standardError.write(Data("metrics: \(s.url)\n".utf8)) }
-            } catch let e as ControlError { throw UserError(e.message) }
-        }
+        let exported = ProbeMetrics()
+        let server = try metricsOptions.serve(exported, quiet: quiet)
+        if server != nil { run.metrics = exported }
         defer { server?.stop() }
         let interrupted = SignalFlag(SIGINT, SIGTERM)
         let tty = isatty(STDERR_FILENO) != 0
@@ -139,6 +111,10 @@ struct ProbeCommand: ParsableCommand {
             }, warn: { printWarning($0) })
         } catch { throw UserError(error.description) }
         if tty && !quiet { FileHandle.standardError.write(Data("\n".utf8)) }
+        // The last figures stay served until Prometheus has read them once (a scrape interval, 15 s at most).
+        if let exported = run.metrics, !exported.waitForScrape(timeout: 15) {
+            printWarning("Prometheus did not read the last figures within 15 s (is it scraping \(server?.url ?? "")?)")
+        }
         if let report {
             do { try Data(result.json().utf8).write(to: URL(fileURLWithPath: report)) } catch {
                 throw UserError("cannot write the report to \(report): \(error.localizedDescription)")

@@ -2,9 +2,19 @@ import ArgumentParser
 import Compositor
 import Foundation
 
+/// `soak` runs a soak (its default) or builds a soak report from a Prometheus (`soak report`).
 struct SoakCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soak",
+        abstract: "Run N live streams and M probing viewers in one process (soak run, the default), or report a fleet's soak from Prometheus (soak report).",
+        subcommands: [SoakRunCommand.self, SoakReportCommand.self],
+        defaultSubcommand: SoakRunCommand.self
+    )
+}
+
+struct SoakRunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Run N live streams and M probing viewers in one process; sample everything each second.",
         discussion: """
         Each stream is a scene with a timecode strip served at rtsp://127.0.0.1:<free port>/soakI; viewer J
@@ -13,6 +23,8 @@ struct SoakCommand: ParsableCommand {
         REPORT/soak.json (totals, streams, viewers, samples) and REPORT/soak.html (charts).
         Ctrl-C ends early and still writes the report. Exit status 3 when a viewer saw drops or unreadable
         strips, a source dropped, or a viewer failed or never read a strip.
+        With --viewers-only URL no stream runs here: the viewers watch streams elsewhere (machines of a fleet loading
+        one system), and --metrics serves their figures to a Prometheus that `soak report --prometheus` reads.
         """
     )
 
@@ -36,6 +48,16 @@ struct SoakCommand: ParsableCommand {
     @Option(help: "Each viewer compares one picture in this many with the scene's render (SSIM; 1 = every picture).")
     var compareEvery: Int = 30
 
+    @Option(help: ArgumentHelp("Run no stream: the viewers watch this stream (repeatable; viewer J watches URL J mod count).",
+                               valueName: "rtsp-url"))
+    var viewersOnly: [String] = []
+
+    @Option(help: ArgumentHelp("With --viewers-only: the scene those streams draw, to compare the pictures with (SSIM).",
+                               valueName: "scene"))
+    var reference: String?
+
+    @OptionGroup var metricsOptions: MetricsOptions
+
     /// Every option, checked once (a bad one is a ValidationError with its rule).
     func config() throws -> SoakConfig {
         var c = SoakConfig(streams: streams, viewers: viewers, size: try size.value() ?? PixelSize(width: 640, height: 360),
@@ -44,12 +66,23 @@ struct SoakCommand: ParsableCommand {
         guard compareEvery >= 1 else { throw ValidationError("--compare-every must be 1 or more") }
         c.compareEvery = compareEvery
         c.av = av
+        c.viewersOf = viewersOnly
+        if let reference {
+            do { c.reference = reference == "demo" ? DemoScene.load() : try SceneLoader.load(path: reference) } catch {
+                throw ValidationError("--reference: \(error)")
+            }
+        }
         do { try c.validate() } catch { throw ValidationError("\(error)") }
         return c
     }
 
     func run() throws {
-        let runner = SoakRunner(config: try checked(config), log: { printLog($0) })
+        var config = try checked(config)
+        let exported = ProbeMetrics()
+        let server = try metricsOptions.serve(exported, quiet: false)
+        defer { server?.stop() }
+        if server != nil { config.metrics = exported }
+        let runner = SoakRunner(config: config, log: { printLog($0) })
         let stop = SignalFlag(SIGINT, SIGTERM)
         let result: SoakReport
         do { result = try runner.run(shouldStop: { stop.raised }) } catch { throw UserError("soak: \(error)") }

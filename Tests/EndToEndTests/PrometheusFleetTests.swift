@@ -56,6 +56,7 @@ extension EndToEnd {
             let tokenFile = try dir.write("token", token)
             chmod(tokenFile, 0o600)
             let relayed = "rtsp://127.0.0.1:\(relayPort)/pip"
+            let began = Date()
             let runs: [(name: String, url: String, transport: String)] = [("tcp", u, "tcp"), ("udp", u, "udp"),
                                                                            ("relay", relayed, "tcp")]
             var probes: [String: LiveProcess] = [:]
@@ -68,6 +69,14 @@ extension EndToEnd {
                 targets.append("127.0.0.1:\(try #require(address.port))")
                 probes[r.name] = p
             }
+            // A soak of two viewers of the same stream and no stream of its own, as a machine of a fleet runs it.
+            let soak = try LiveProcess(binary, ["soak", "--viewers-only", u, "--viewers", "2", "--duration", "15",
+                                                "--reference", examples + "/timecode.yaml", "--compare-every", "10",
+                                                "--report", dir.file("soak"), "--metrics", "127.0.0.1:0"],
+                                       environment: ["PIPCOMPOSE_METRICS_TOKEN": token])
+            let soakLine = try #require(soak.waitForLine { $0.hasPrefix("metrics: ") }, "\(soak.allOutput)")
+            let soakTarget = "127.0.0.1:\(try #require(URL(string: String(soakLine.dropFirst("metrics: ".count)))?.port))"
+            targets.append(soakTarget)
             // Only its owner reads a probe's figures: no token, a wrong one, or another Host is refused.
             let metricsPort = try #require(Int(targets[0].split(separator: ":").last ?? ""))
             let noToken = rawHTTP(port: metricsPort, "GET /metrics HTTP/1.1\nHost: 127.0.0.1:\(metricsPort)\n")
@@ -94,6 +103,8 @@ extension EndToEnd {
                 "--web.listen-address=127.0.0.1:\(promPort)", "--log.level=warn"])
             defer {
                 for p in probes.values { p.signal(SIGKILL); _ = p.waitForExit() }
+                soak.signal(SIGKILL)
+                _ = soak.waitForExit()
                 prometheus.signal(SIGTERM)
                 _ = prometheus.waitForExit()
                 relay.signal(SIGKILL)
@@ -101,22 +112,21 @@ extension EndToEnd {
                 server.signal(SIGINT)
                 _ = server.waitForExit()
             }
-            // Every probe scraped with the token, each with 300 latencies counted (10 s past its warm-up).
+            // Every probe and soak viewer scraped with the token, each with 300 latencies counted (10 s past its
+            // warm-up).
             let counted = Self.waitFor(promPort, "pipcompose_probe_latency_seconds_count", timeout: 90) {
-                $0.count == 3 && $0.allSatisfy { $0.1 >= 300 }
+                $0.count == 5 && $0.allSatisfy { $0.1 >= 300 }
             }
-            #expect(counted.count == 3 && counted.allSatisfy { $0.1 >= 300 }, "\(counted) \(prometheus.allOutput)")
+            #expect(counted.count == 5 && counted.allSatisfy { $0.1 >= 300 }, "\(counted) \(prometheus.allOutput)")
             let up = Self.query(promPort, "up{job=\"pipcompose-probes\"}")
-            #expect(up.count == 3 && up.allSatisfy { $0.1 == 1 }, "\(up)")
+            #expect(up.count == 4 && up.allSatisfy { $0.1 == 1 }, "\(up)")
 
-            // Each stream's percentiles over the whole run, from the sum of its buckets, as a fleet's are taken.
+            // Each probe's percentiles over the whole run, from the sum of its buckets, as a fleet's are taken.
+            let names = Dictionary(uniqueKeysWithValues: zip(targets.prefix(3), runs.map(\.name)))
             func percentile(_ q: Double) -> [String: Double] {
-                let rows = Self.query(promPort, "histogram_quantile(\(q), sum by (le, stream, transport) (pipcompose_probe_latency_seconds_bucket))")
+                let rows = Self.query(promPort, "histogram_quantile(\(q), sum by (le, instance) (pipcompose_probe_latency_seconds_bucket))")
                 var out: [String: Double] = [:]
-                for (labels, v) in rows {
-                    let name = labels["stream"] == relayed ? "relay" : labels["transport"] ?? "?"
-                    out[name] = v
-                }
+                for (labels, v) in rows { if let name = names[labels["instance"] ?? ""] { out[name] = v } }
                 return out
             }
             let p50 = percentile(0.5), p99 = percentile(0.99)
@@ -124,8 +134,8 @@ extension EndToEnd {
             // The relay holds every packet 50 ms: its probe reads that much more than the direct one.
             #expect((p50["relay"] ?? 0) - (p50["tcp"] ?? 1) > 0.04, "\(p50)")
             // The fleet's recording rules give figures.
-            let fleet = Self.waitFor(promPort, "pipcompose:probe_latency_seconds:p99_1m", timeout: 30) { $0.count == 1 }
-            #expect(fleet.count == 1 && fleet[0].1 > 0, "\(fleet)")
+            let fleetP99 = Self.waitFor(promPort, "pipcompose:probe_latency_seconds:p99_1m", timeout: 30) { $0.count == 1 }
+            #expect(fleetP99.count == 1 && fleetP99[0].1 > 0, "\(fleetP99)")
 
             // A probe killed outright: its target goes down, and the alert fires.
             let udp = try #require(probes["udp"])
@@ -138,6 +148,7 @@ extension EndToEnd {
             #expect(firing.count == 1, "\(firing)")
 
             // The probes' own reports agree with Prometheus within one bucket.
+            var ownFrames: [String: Int] = [:]
             for name in ["tcp", "relay"] {
                 let p = try #require(probes[name])
                 probes[name] = nil
@@ -149,7 +160,49 @@ extension EndToEnd {
                 let ownP99 = try #require(latency["p99"] as? Double) / 1000
                 #expect(abs(Self.bucket(ownP50) - Self.bucket(p50[name] ?? -1)) <= 1, "\(name): \(ownP50) against \(p50)")
                 #expect(abs(Self.bucket(ownP99) - Self.bucket(p99[name] ?? -1)) <= 1, "\(name): \(ownP99) against \(p99)")
+                ownFrames[name] = own.int("frames")
             }
+
+            // The fleet's soak report from Prometheus: its charts, and per viewer the frames each counted itself.
+            // Its viewers join a stream others watch, so they wait for a spaced key frame and may read a few grey
+            // pictures first (unreadable strips: exit status 3); nothing may be dropped or corrupt.
+            let soakStatus = soak.waitForExit(timeout: 60)
+            #expect(soakStatus == 0 || soakStatus == 3, "\(soak.allOutput)")
+            let soakJSON = try #require(FileManager.default.contents(atPath: dir.file("soak/soak.json")))
+            let soakOwn = try #require(try JSONSerialization.jsonObject(with: soakJSON) as? [String: Any])
+            let soakViewers = try #require(soakOwn["viewers"] as? [[String: Any]])
+            let soakFrames = soakViewers.compactMap { ($0["total"] as? [String: Any])?["frames"] as? Int }
+            #expect(soakFrames.count == 2 && soakFrames.allSatisfy { $0 > 0 }, "\(soakOwn)")
+            let soakTotals = try #require(soakOwn["totals"] as? [String: Any])
+            #expect(soakTotals["viewerDropped"] as? Int == 0 && soakTotals["corrupt"] as? Int == 0
+                    && (soakTotals["compared"] as? Int ?? 0) > 0, "\(soakTotals)")
+            let fleetDir = dir.file("fleet")
+            let report = try tool([binary, "soak", "report", "--prometheus", "http://127.0.0.1:\(promPort)",
+                                   "--from", String(Int(began.timeIntervalSince1970) - 5), "--to", "now",
+                                   "--report", fleetDir])
+            // The killed probe's last second and the relay's drops are the fleet's to report: exit 0 or 3.
+            #expect(report.status == 0 || report.status == 3, "\(report.out) \(report.err)")
+            let html = try String(contentsOfFile: fleetDir + "/soak.html", encoding: .utf8)
+            #expect(html.components(separatedBy: "<svg").count - 1 >= 6 && html.contains("polyline"), "\(html.prefix(2000))")
+            let fleetJSON = try #require(FileManager.default.contents(atPath: fleetDir + "/soak.json"))
+            let fleet = try #require(try JSONSerialization.jsonObject(with: fleetJSON) as? [String: Any])
+            let viewers = try #require(fleet["viewers"] as? [[String: Any]])
+            #expect(viewers.count == 5, "\(viewers)")
+            func frames(at target: String, viewer: Int? = nil) -> Int? {
+                viewers.first { v in
+                    let url = v["url"] as? String ?? ""
+                    return url.hasSuffix("@ \(target)") && (viewer.map { url.contains("viewer \($0) ") } ?? true)
+                }.flatMap { ($0["total"] as? [String: Any])?["frames"] as? Int }
+            }
+            for (name, target) in zip(runs.map(\.name), targets) where name != "udp" {
+                #expect(frames(at: target) == ownFrames[name], "\(name): \(viewers) against \(ownFrames)")
+            }
+            for j in 0..<2 {
+                #expect(frames(at: soakTarget, viewer: j) == soakFrames[j], "soak viewer \(j): \(viewers) against \(soakFrames)")
+            }
+            let totals = try #require(fleet["totals"] as? [String: Any])
+            let all = viewers.compactMap { ($0["total"] as? [String: Any])?["frames"] as? Int }.reduce(0, +)
+            #expect(totals["viewerFrames"] as? Int == all, "\(totals)")
         }
     }
 }

@@ -17,8 +17,19 @@ public final class ProbeMetrics: @unchecked Sendable {
         var receiving = false
     }
 
-    private let lock = NSLock()
+    /// The process's own figures (a soak's): CPU, memory, and what its streams rendered and dropped.
+    struct Process {
+        var cpuSeconds = 0.0
+        var residentBytes: UInt64 = 0
+        var rendered: (frames: Int, dropped: Int)?
+    }
+
+    private let lock = NSCondition()
     private var streams: [String: (labels: PrometheusText.Labels, figures: Stream)] = [:]
+    private var process: Process?
+    /// Scrapes served, and the number of them when the figures last changed.
+    private var scrapes = 0
+    private var scrapesAtUpdate = 0
 
     public init() {}
 
@@ -50,13 +61,50 @@ public final class ProbeMetrics: @unchecked Sendable {
         s.fidelity = fidelity?.total
         s.ssim = fidelity?.ssim
         s.receiving = receiving
-        lock.withLock { streams[key] = (labels, s) }
+        lock.withLock {
+            streams[key] = (labels, s)
+            scrapesAtUpdate = scrapes
+        }
+    }
+
+    /// A soak's own figures: CPU seconds used so far, resident memory, and its streams' rendered and dropped frames.
+    public func process(cpuSeconds: Double, residentBytes: UInt64, rendered: (frames: Int, dropped: Int)?) {
+        lock.withLock {
+            process = Process(cpuSeconds: cpuSeconds, residentBytes: residentBytes, rendered: rendered)
+            scrapesAtUpdate = scrapes
+        }
+    }
+
+    /// Waits until the figures as they are now have been served once (at the end of a run, so Prometheus holds the
+    /// last of them); false after `timeout` seconds.
+    public func waitForScrape(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while scrapes <= scrapesAtUpdate {
+            if !lock.wait(until: deadline) { return scrapes > scrapesAtUpdate }
+        }
+        return true
     }
 
     /// The exposition text of every stream.
     public func text() -> String {
-        let all = lock.withLock { streams.values.sorted { $0.labels.map(\.1).joined() < $1.labels.map(\.1).joined() } }
+        // Read and counted as served in one step: an update after this read is not taken as scraped.
+        lock.lock()
+        scrapes += 1
+        lock.broadcast()
+        let all = streams.values.sorted { $0.labels.map(\.1).joined() < $1.labels.map(\.1).joined() }
+        let process = self.process
+        lock.unlock()
         var t = PrometheusText()
+        if let process {
+            t.counter("pipcompose_soak_cpu_seconds_total", "CPU time the soak process used.", [], process.cpuSeconds)
+            t.gauge("pipcompose_soak_resident_bytes", "Resident memory of the soak process.", [], Double(process.residentBytes))
+            if let r = process.rendered {
+                t.counter("pipcompose_soak_frames_rendered_total", "Frames the soak's streams rendered.", [], Double(r.frames))
+                t.counter("pipcompose_soak_source_dropped_frames_total", "Frames the soak's streams lost.", [], Double(r.dropped))
+            }
+        }
         for (l, s) in all {
             t.gauge("pipcompose_probe_receiving", "1 while the probe's last second brought frames, else 0.", l, s.receiving ? 1 : 0)
             t.counter("pipcompose_probe_frames_total", "Frames decoded.", l, Double(s.total.frames))

@@ -22,6 +22,16 @@ public struct SoakConfig: Sendable {
     public var compareEvery = 30
     /// Streams carry the ticks (`--audio ticks`) and viewers decode the sound and place them: A/V offset charted.
     public var av = false
+    /// Viewers of streams that exist elsewhere (`--viewers-only URL`, repeatable): no stream is run here, viewer j
+    /// watches URL j mod count. Many machines can load one system this way.
+    public var viewersOf: [String] = []
+    /// With `viewersOf`: the scene those streams draw, for picture fidelity (none: no comparison).
+    public var reference: Scene?
+    /// Where the figures are served while the soak runs (`--metrics`).
+    public var metrics: ProbeMetrics?
+
+    /// Only viewers, of streams elsewhere.
+    public var viewersOnly: Bool { !viewersOf.isEmpty }
 
     public struct Invalid: Error, CustomStringConvertible {
         public let description: String
@@ -38,7 +48,17 @@ public struct SoakConfig: Sendable {
 
     /// Refuses what cannot run, naming the limit.
     public func validate() throws(Invalid) {
-        guard (1...Self.maxStreams).contains(streams) else {
+        if viewersOnly {
+            guard (1...Self.maxViewers).contains(viewers) else {
+                throw Invalid(description: "--viewers must be 1...\(Self.maxViewers) with --viewers-only, got \(viewers)")
+            }
+            for u in viewersOf where URLComponents(string: u)?.scheme.map({ ["rtsp", "rtsps"].contains($0.lowercased()) }) != true {
+                throw Invalid(description: "--viewers-only takes rtsp:// URLs (a stream to watch), got '\(u)'")
+            }
+        } else if reference != nil {
+            throw Invalid(description: "--reference goes with --viewers-only: the soak's own streams are compared with their own scenes")
+        }
+        guard viewersOnly || (1...Self.maxStreams).contains(streams) else {
             throw Invalid(description: "--streams must be 1...\(Self.maxStreams) (each stream is a renderer and an "
                           + "encoder in this process), got \(streams)")
         }

@@ -50,7 +50,7 @@ public enum SoakPlot {
         <style>body{font-family:sans-serif;margin:24px;color:#222}pre{background:#f4f4f4;padding:12px}
         svg{display:block;margin:12px 0 28px}</style></head><body>
         <h1>pipcompose soak</h1>
-        <p>Started \(escape(r.started)). Data: soak.json (one sample a second).</p>
+        <p>Started \(escape(r.started)). Data: soak.json (\(escape(r.source ?? "one sample a second")))</p>
         <pre>\(escape(r.text))</pre>
         \(charts.joined(separator: "\n"))
         </body></html>

@@ -104,6 +104,10 @@ public struct SoakReport: Codable, Sendable {
     public var streams: [Stream]
     public var viewers: [Viewer]
     public var samples: [Sample]
+    /// Where the figures came from when not from this process (`soak report --prometheus`): the Prometheus and
+    /// the span read. Its samples are then steps of the query, its latency and SSIM percentiles from the summed
+    /// buckets (no exact minimum or maximum).
+    public var source: String? = nil
 
     public func json() -> Data {
         let e = JSONEncoder()

@@ -22,7 +22,7 @@ public final class SoakRunner: @unchecked Sendable {
         try config.prepareReportDirectory()
         let startedAt = ISO8601DateFormatter().string(from: Date())
         do {
-            for i in 0..<config.streams {
+            for i in 0..<(config.viewersOnly ? 0 : config.streams) {
                 var options = LiveOptions(scene: try config.scene(i), size: config.size, fps: config.fps,
                                           outputs: [.rtsp(RTSPEndpoint(host: "127.0.0.1", port: 0, path: "/soak\(i)"))])
                 // Many encoders on few cores: one thread each wastes less than each guessing the core count.
@@ -35,9 +35,10 @@ public final class SoakRunner: @unchecked Sendable {
                 try session.start()
             }
             for j in 0..<config.viewers {
-                let url = sessions[j % sessions.count].rtsp!.url
+                let url = config.viewersOnly ? config.viewersOf[j % config.viewersOf.count] : sessions[j % sessions.count].rtsp!.url
+                let scene = config.viewersOnly ? config.reference : try config.scene(j % sessions.count)
                 let probe = try Probe(url: url, transport: config.transport, sound: config.av, keepSeconds: 4,
-                                      reference: ReferencePicture(scene: try config.scene(j % sessions.count)),
+                                      reference: scene.map { ReferencePicture(scene: $0) },
                                       compareEvery: config.compareEvery)
                 try probe.start()
                 probes.append(probe)
@@ -46,7 +47,16 @@ public final class SoakRunner: @unchecked Sendable {
             stopAll()
             throw error
         }
-        log("soak: \(config.streams) streams, \(config.viewers) viewers, \(Int(config.duration)) s")
+        if config.viewersOnly {
+            log("soak: \(config.viewers) viewers of \(config.viewersOf.joined(separator: ", ")), \(Int(config.duration)) s")
+        } else {
+            log("soak: \(config.streams) streams, \(config.viewers) viewers, \(Int(config.duration)) s")
+        }
+        let labels = probes.enumerated().map { j, p in
+            ProbeMetrics.labels(url: p.url, transport: config.transport.rawValue) + [("viewer", String(j))]
+        }
+        for (j, p) in probes.enumerated() { config.metrics?.update(labels[j], from: p, total: ProbeStats.Total(), receiving: false) }
+        var renderedTotal = 0, sourceDroppedTotal = 0, cpuSeconds = 0.0
         // Samples go to disk as they are taken (one JSON line a second), not into memory: a week-long soak
         // holds nothing per second but one number for the memory trend, and a killed soak leaves its data.
         let samplesPath = config.reportDirectory + "/samples.jsonl"
@@ -103,6 +113,7 @@ public final class SoakRunner: @unchecked Sendable {
                 let tick = p.tick()
                 let t = tick.total, before = lastTotals[j]
                 lastTotals[j] = t
+                config.metrics?.update(labels[j], from: p, total: t, receiving: !p.ended && t.frames > before.frames)
                 if t.frames > 0 { fps.append(Double(t.frames - before.frames) / interval) }
                 s.viewerDropped += t.dropped - before.dropped
                 s.viewerRepeated += t.repeated - before.repeated
@@ -142,6 +153,11 @@ public final class SoakRunner: @unchecked Sendable {
             s.latencyP99 = lat.map(\.p99).max()
             s.latencyMax = lat.map(\.max).max()
             cpuSum += s.cpuPercent
+            renderedTotal += s.framesRendered
+            sourceDroppedTotal += s.sourceDropped
+            cpuSeconds += s.cpuPercent / 100 * interval
+            config.metrics?.process(cpuSeconds: cpuSeconds, residentBytes: s.rssBytes,
+                                    rendered: config.viewersOnly ? nil : (renderedTotal, sourceDroppedTotal))
             rssAll.append(s.rssBytes)
             rssMax = max(rssMax, s.rssBytes)
             sampleCount += 1
@@ -162,7 +178,12 @@ public final class SoakRunner: @unchecked Sendable {
         }
         let viewerTotals = probes.map { $0.snapshot().total }
         let streamStatus = sessions.map(\.status)
+        for (j, p) in probes.enumerated() { config.metrics?.update(labels[j], from: p, total: viewerTotals[j], receiving: false) }
         stopAll()
+        // The last figures stay served until Prometheus has read them once (a scrape interval, 15 s at most).
+        if let metrics = config.metrics, !metrics.waitForScrape(timeout: 15) {
+            log("soak: Prometheus did not read the last figures within 15 s (is it scraping this soak?)")
+        }
         let fidelity = probes.map { $0.fidelity?.total }
         let lat = viewerTotals.compactMap(\.latencyMs)
         let totals = SoakReport.Totals(
@@ -189,7 +210,7 @@ public final class SoakRunner: @unchecked Sendable {
             avDriftMsPerHour: av.driftPerHour)
         let report = SoakReport(
             started: startedAt,
-            config: .init(streams: config.streams, viewers: config.viewers, width: config.size.width,
+            config: .init(streams: config.viewersOnly ? config.viewersOf.count : config.streams, viewers: config.viewers, width: config.size.width,
                           height: config.size.height, fps: config.fps, duration: config.duration,
                           transport: config.transport.rawValue),
             totals: totals,
