@@ -18,10 +18,11 @@ struct SoakReportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The Prometheus to read, e.g. http://127.0.0.1:9090.", valueName: "url"))
     var prometheus: String
 
-    @Option(help: "Start of the span.")
+    // Taken whatever it starts with: a time before now starts with a dash (-15m).
+    @Option(parsing: .unconditional, help: "Start of the span.")
     var from: String = "-1h"
 
-    @Option(help: "End of the span.")
+    @Option(parsing: .unconditional, help: "End of the span.")
     var to: String = "now"
 
     @Option(help: "Seconds between samples (default: 1, or more to keep under Prometheus's 11 000 points).")

@@ -83,5 +83,22 @@ extension EndToEnd {
             let full = try pipcompose(["soak", "--duration", "1", "--size", "64x64"])
             #expect(full.status != 0 && full.stderr.contains("114 pixels"), "\(full.stderr)")
         }
+
+        /// A fleet's options: what is not a stream, not a Prometheus, not a time, or no one there, is named.
+        @Test func aFleetSoakRefusesWhatItCannotUse() throws {
+            let notRTSP = try pipcompose(["soak", "--viewers-only", "http://example.invalid/", "--duration", "1"])
+            #expect(notRTSP.status != 0 && notRTSP.stderr.contains("--viewers-only takes rtsp:// URLs"), "\(notRTSP.stderr)")
+            let lone = try pipcompose(["soak", "--reference", "demo", "--duration", "1"])
+            #expect(lone.status != 0 && lone.stderr.contains("--reference goes with --viewers-only"), "\(lone.stderr)")
+            let scheme = try pipcompose(["soak", "report", "--prometheus", "ftp://x"])
+            #expect(scheme.status != 0 && scheme.stderr.contains("--prometheus takes Prometheus's address"), "\(scheme.stderr)")
+            let when = try pipcompose(["soak", "report", "--prometheus", "http://127.0.0.1:9", "--from", "yesterday"])
+            #expect(when.status != 0 && when.stderr.contains("--from takes now"), "\(when.stderr)")
+            // A time before now starts with a dash and is still taken as the option's value.
+            let nobody = try pipcompose(["soak", "report", "--prometheus", "http://127.0.0.1:\(freePort())", "--from", "-5m"])
+            #expect(nobody.status != 0 && nobody.stderr.contains("cannot reach Prometheus"), "\(nobody.stderr)")
+            let noMetrics = try pipcompose(["probe", "rtsp://127.0.0.1:1/x", "--metrics", "9464"])
+            #expect(noMetrics.status != 0 && noMetrics.stderr.contains("--metrics needs a token"), "\(noMetrics.stderr)")
+        }
     }
 }

@@ -181,7 +181,7 @@ public final class Encoder: @unchecked Sendable {
             if now {
                 _viewerKeysAsked += 1
                 if keyDue == nil { keyAskedAfter = lastPTS }
-                keyDue = min(keyDue ?? 0, 0)
+                keyDue = 0
                 return 0
             }
             guard keyDue == nil else { return nil }
