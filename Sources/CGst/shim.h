@@ -74,6 +74,11 @@ static inline const gchar *cgst_object_name(GstObject *object) { return GST_OBJE
 static inline GObject *cgst_gobject(gpointer object) { return G_OBJECT(object); }
 static inline GstObject *cgst_object(gpointer object) { return GST_OBJECT(object); }
 
+// G_OBJECT_TYPE is a macro: whether an instance's class has a signal of that name (connecting to a missing one warns).
+static inline gboolean cgst_has_signal(gpointer instance, const gchar *name) {
+    return g_signal_lookup(name, G_OBJECT_TYPE(instance)) != 0;
+}
+
 // GST_SECOND is a macro of an expression.
 static inline GstClockTime cgst_second(void) { return GST_SECOND; }
 

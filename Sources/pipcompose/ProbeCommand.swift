@@ -7,7 +7,8 @@ struct ProbeCommand: ParsableCommand {
         commandName: "probe",
         abstract: "Decode a stream and measure it by its timecode strip: fps, latency, drops, freezes, picture fidelity.",
         discussion: """
-        URL: rtsp://… (TCP or UDP), rtmp://…, srt://…, file://… or a path, or any URI GStreamer opens. The source
+        URL: rtsp://… (TCP or UDP), rtmp://…, srt://…, file://… or a path, an .sdp file describing plain RTP (what
+        run --push rtp://… sends; deploy/janus/pipcompose.sdp), or any URI GStreamer opens. The source
         must carry a `timecode` widget (docs/TIMECODE.md) for latency and drops; without one, fps and decode
         figures are still reported. Latency = wall clock when a frame is decoded − the time written in its strip
         (both machines' clocks must agree when they differ). With --reference SCENE, every decoded picture is compared
@@ -22,7 +23,7 @@ struct ProbeCommand: ParsableCommand {
 
     @OptionGroup var transport: TransportOption
 
-    @Option(help: "RTSP client jitter buffer in milliseconds (0 measures the system, not a buffer).")
+    @Option(help: "RTSP or RTP (.sdp) client jitter buffer in milliseconds (0 measures the system, not a buffer).")
     var jitterBufferMs: Int = 0
 
     @Option(help: "Seconds after the first frame left out of the latency percentiles (joining costs; the first frame's latency is reported alone).")

@@ -35,7 +35,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "What .mp4/.mkv recordings do when the size changes: fit (letterbox) or split (new file).")
     var recordResize: String = "fit"
 
-    @Option(help: "Push to a server: rtmp://…, srt://HOST:PORT or rtsp://… (RECORD). Repeatable.")
+    @Option(help: "Push to a server: rtmp://…, srt://HOST:PORT, rtsp://… (RECORD), or rtp://HOST:PORT[?audio=PORT] (RTP over UDP for a Janus streaming mountpoint; repeat it for several). Repeatable.")
     var push: [String] = []
 
     @Option(help: "A gst-launch tail fed the H.264 stream (must start with 'appsrc name=in'). Repeatable.")
@@ -79,7 +79,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Sound: none, ticks (a tick every second of the timecode, a long one every tenth: the A/V sync signal), tone, tone:HZ, or music: an audio file, an .m3u playlist or a folder of audio files (looped; the now-playing card shows their tags). Default: the scene's audio, else none.")
     var audio: String?
 
-    @Option(help: "The sound's codec in MKV recordings: aac or opus (MP4, TS, RTMP, SRT and RTSP carry AAC).")
+    @Option(help: "The sound's codec in MKV recordings: aac or opus (MP4, TS, RTMP, SRT and RTSP carry AAC; rtp:// pushes and WebRTC Opus).")
     var audioCodec: String = "aac"
 
     @Option(parsing: .unconditional, help: "Move the sound against the picture by this many milliseconds (-5000...5000; negative: earlier), to check an A/V probe.")

@@ -106,4 +106,13 @@ import Testing
         #expect(steps.isEmpty)
         #expect(t1.outputs == t0.outputs)
     }
+
+    @Test func anRTPPushToAPortAnotherSendsToIsRefused() throws {
+        func rtp(_ url: String) -> Topology.Output { .init(id: "push:" + url, spec: .push(url: url, scheme: "rtp")) }
+        let t0 = try Topology(size: hd).adding(rtp("rtp://127.0.0.1:5004?audio=5006"))
+        #expect(throws: Topology.Refusal.self) { try t0.adding(rtp("rtp://127.0.0.1:5006")) }
+        // Another receiver (another Janus) on other ports or another host is what fan-out is.
+        let t1 = try t0.adding(rtp("rtp://127.0.0.1:5008?audio=5010")).adding(rtp("rtp://127.0.0.2:5004?audio=5006"))
+        #expect(t1.outputs.count == 3)
+    }
 }

@@ -115,6 +115,8 @@ public final class Pipeline: @unchecked Sendable {
     public func setOnManager(ofElementNamed name: String, _ property: String, _ value: String) {
         guard let e = element(named: name) else { return }
         defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
+        // rtspsrc has one; sdpdemux makes its rtpbin without telling.
+        guard cgst_has_signal(UnsafeMutableRawPointer(e), "new-manager") != 0 else { return }
         Signals.connect(UnsafeMutableRawPointer(e), "new-manager") { _, manager in
             if let manager { gst_util_set_object_arg(cgst_gobject(manager), property, value) }
         }

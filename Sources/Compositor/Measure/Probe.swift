@@ -80,6 +80,7 @@ public final class Probe: @unchecked Sendable {
                 guard FileManager.default.isReadableFile(atPath: parsed.path) else {
                     throw Invalid(description: "no readable file at \(parsed.path)")
                 }
+                if parsed.pathExtension.lowercased() == "sdp" { return try sdpLaunch(parsed.path, jitterBufferMs, sound) }
                 return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(url)], audio: sound), false)
             }
             guard let host = parsed.host, !host.isEmpty else {
@@ -95,8 +96,15 @@ public final class Probe: @unchecked Sendable {
         guard FileManager.default.isReadableFile(atPath: url) else {
             throw Invalid(description: "'\(url)' is neither a URL (rtsp://, rtmp://, srt://, file://…) nor a readable file")
         }
+        if URL(fileURLWithPath: url).pathExtension.lowercased() == "sdp" { return try sdpLaunch(url, jitterBufferMs, sound) }
         let uri = URL(fileURLWithPath: url).absoluteString
         return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(uri)], audio: sound), false)
+    }
+
+    /// An SDP file: the live RTP streams it describes (`run --push rtp://…`), received on its ports.
+    static func sdpLaunch(_ path: String, _ jitterBufferMs: Int, _ sound: Bool) throws -> (String, Bool) {
+        (try PipelineTemplate.load("probe-sdp").render([
+            "location": PipelineTemplate.quoted(path), "latency": String(jitterBufferMs)], audio: sound), true)
     }
 
     public func start() throws {

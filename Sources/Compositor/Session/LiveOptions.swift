@@ -30,6 +30,11 @@ public struct LiveOptions: Sendable {
         self.fps = fps ?? scene.fps
         self.outputs = outputs.isEmpty ? [.rtsp(RTSPEndpoint())] : outputs
     }
+
+    /// The `rtp://` pushes asked for when the run starts (they pin the encoder's profile and its Opus).
+    public var rtpPushes: [RTPTarget] {
+        outputs.compactMap { if case .push(let url, "rtp") = $0 { try? RTPTarget.parse(url) } else { nil } }
+    }
 }
 
 /// `run --webrtc`: how many browsers may watch at once, and where ICE may be reached.

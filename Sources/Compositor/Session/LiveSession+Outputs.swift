@@ -34,6 +34,13 @@ extension LiveSession {
                                  values: ["location": PipelineTemplate.quoted(location)],
                                  maxQueued: options.fps * 2, audio: soundCodec(format == .mkv ? options.mkvAudioCodec : .aac),
                                  log: log)
+        case .push(let url, "rtp"):
+            let target = try rtpTarget(url)
+            out = PipelineOutput(id: "push:\(url)", spec: spec, template: try PipelineTemplate.load("push-rtp"),
+                                 values: ["host": PipelineTemplate.quoted(target.host), "port": String(target.videoPort),
+                                          "audio_port": String(target.audioPort ?? 0),
+                                          "pt": String(target.videoPayloadType), "audio_pt": String(target.audioPayloadType)],
+                                 maxQueued: options.fps / 2, audio: target.audioPort == nil ? nil : .opus, log: log)
         case .push(let url, let scheme):
             out = PipelineOutput(id: "push:\(url)", spec: spec, template: try PipelineTemplate.load("push-\(scheme)"),
                                  values: ["location": PipelineTemplate.quoted(url)],
@@ -51,6 +58,29 @@ extension LiveSession {
         let events = self.events
         out.onEvent = { events.publish($0) }
         return out
+    }
+
+    /// An RTP push's target, checked against what this run makes: browsers behind Janus decode only constrained
+    /// baseline H.264, and `?audio=` needs sound encoded as Opus.
+    func rtpTarget(_ url: String) throws -> RTPTarget {
+        let target = try RTPTarget.parse(url)
+        if !options.encoder.constrainedBaseline && options.encoder.preset != "ultrafast" {
+            throw OutputSpec.Invalid(description: "cannot push to '\(url)': this run's encoder makes High profile "
+                                     + "(--preset \(options.encoder.preset)), which browsers behind an RTP receiver such as "
+                                     + "Janus do not decode; give the rtp:// push when run starts (it pins constrained "
+                                     + "baseline) or use --preset ultrafast")
+        }
+        guard target.audioPort != nil else { return target }
+        if options.audio.isSilent {
+            throw OutputSpec.Invalid(description: "cannot push to '\(url)': ?audio= asks for sound but the stream has "
+                                     + "none; drop ?audio=, or start run with --audio ticks|tone|FILE")
+        }
+        if audioTemplates[.opus] == nil {
+            throw OutputSpec.Invalid(description: "cannot push to '\(url)': this run encodes no Opus (RTP carries its "
+                                     + "sound as Opus); give the rtp:// push with ?audio= when run starts, or start "
+                                     + "run with --webrtc or --audio-codec opus")
+        }
+        return target
     }
 
     /// The codec an output takes its sound in; nil when the stream is silent.

@@ -21,7 +21,7 @@ public final class LiveSession: @unchecked Sendable {
     private var encoderKind = EncoderSettings.Kind.x264
     private var encoderTemplate: PipelineTemplate?
     /// One encoder pipeline per codec the sound is encoded to (AAC always; Opus for MKV when asked).
-    private var audioTemplates: [AudioCodec: PipelineTemplate] = [:]
+    var audioTemplates: [AudioCodec: PipelineTemplate] = [:]
     /// The audio track, from `start()` until `stop()` (nil with `--audio none`).
     public private(set) var audio: AudioTrack?
     /// The files `--audio FILE` plays, discovered by `prepare()`, and the template that decodes them.
@@ -62,8 +62,9 @@ public final class LiveSession: @unchecked Sendable {
 
     public init(options: LiveOptions, log: @escaping @Sendable (String) -> Void) {
         var options = options
-        // Browsers decode constrained baseline (x264's ultrafast is that already; a slower preset would give High).
-        if options.webrtc != nil { options.encoder.constrainedBaseline = true }
+        // Browsers decode constrained baseline (x264's ultrafast is that already; a slower preset would give High),
+        // those behind an RTP receiver such as Janus too.
+        if options.webrtc != nil || options.rtpPushes.count > 0 { options.encoder.constrainedBaseline = true }
         self.options = options
         self.log = log
         events = EventBus(log: log)
@@ -91,9 +92,9 @@ public final class LiveSession: @unchecked Sendable {
         dump.append(("encoder", try template.render(options.encoder.values(for: encoderKind, liveSize: options.size,
                                                                                 fixed: nil, fps: options.fps))))
         if !options.audio.isSilent {
-            // AAC for files, pushes and RTSP; Opus too for MKV when asked and for browsers (WebRTC).
+            // AAC for files, pushes and RTSP; Opus too for MKV when asked and for browsers (WebRTC, RTP pushes).
             var codecs: Set<AudioCodec> = [.aac, options.mkvAudioCodec]
-            if options.webrtc != nil { codecs.insert(.opus) }
+            if options.webrtc != nil || options.rtpPushes.contains(where: { $0.audioPort != nil }) { codecs.insert(.opus) }
             for codec in codecs.sorted(by: { $0.rawValue < $1.rawValue }) {
                 let t = try PipelineTemplate.load(codec.templateName)
                 audioTemplates[codec] = t
@@ -118,6 +119,10 @@ public final class LiveSession: @unchecked Sendable {
                 let out = try makePipelineOutput(spec, index: i, location: nil)
                 guard !outputs.contains(where: { $0.id == out.id }) else {
                     throw OutputSpec.Invalid(description: "\(out.id) is given twice")
+                }
+                if let clash = outputs.first(where: { spec.sharesRTPPort(with: $0.spec) }) {
+                    throw OutputSpec.Invalid(description: "\(out.id) sends to a port \(clash.id) sends to too; its "
+                                             + "receiver would mix the two streams: give each push its own ports")
                 }
                 dump.append((out.id, try out.prepare()))
                 outputs.append(out)

@@ -1,12 +1,15 @@
 import Foundation
 
 /// The live page (`web/index.html`): read from disk at each request, found like the pipelines folder
-/// ($PIPCOMPOSE_WEB, ./web, or next to the pipelines folder beside the binary's build tree).
+/// ($PIPCOMPOSE_WEB, ./web, or next to the pipelines folder beside the binary's build tree). Its strip reader
+/// (`web/strip.js`, shared with the Janus viewer page) is inlined where the page names it, so the page stays one
+/// request that carries its token.
 public enum WebPage {
     public struct NotFound: Error, CustomStringConvertible {
         public let searched: [String]
+        public var what = "the live page web/index.html"
         public var description: String {
-            "the live page web/index.html was not found; looked in \(searched.joined(separator: ", ")); set PIPCOMPOSE_WEB to its folder"
+            "\(what) was not found; looked in \(searched.joined(separator: ", ")); set PIPCOMPOSE_WEB to its folder"
         }
     }
 
@@ -17,8 +20,21 @@ public enum WebPage {
         var seen = Set<String>()
         dirs = dirs.filter { seen.insert($0).inserted }
         for d in dirs {
-            if let data = FileManager.default.contents(atPath: d + "/index.html") { return data }
+            guard let data = FileManager.default.contents(atPath: d + "/index.html") else { continue }
+            return try inline(String(decoding: data, as: UTF8.self), from: d)
         }
         throw NotFound(searched: dirs)
+    }
+
+    static let scriptTag = #"<script src="strip.js"></script>"#
+
+    /// The page with its `<script src="strip.js">` replaced by the script itself.
+    static func inline(_ page: String, from dir: String) throws -> Data {
+        guard page.contains(scriptTag) else { return Data(page.utf8) }
+        guard let script = FileManager.default.contents(atPath: dir + "/strip.js") else {
+            throw NotFound(searched: [dir], what: "the live page's strip reader web/strip.js")
+        }
+        let inlined = "<script>\n" + String(decoding: script, as: UTF8.self) + "</script>"
+        return Data(page.replacingOccurrences(of: scriptTag, with: inlined).utf8)
     }
 }

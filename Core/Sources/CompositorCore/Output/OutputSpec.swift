@@ -47,12 +47,12 @@ public enum OutputSpec: Sendable, Equatable {
         return .record(path: path, format: format, policy: policy)
     }
 
-    /// `--push URL`: rtmp://, rtmps://, srt:// or rtsp://.
+    /// `--push URL`: rtmp://, rtmps://, srt://, rtsp:// or rtp:// (see `RTPTarget`).
     public static func push(_ url: String) throws(Invalid) -> OutputSpec {
         guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(),
               let host = c.host, !host.isEmpty else {
             throw Invalid(description: "cannot push to '\(url)': expected a URL like rtmp://HOST/app/key, "
-                          + "srt://HOST:PORT or rtsp://HOST:PORT/path")
+                          + "srt://HOST:PORT, rtsp://HOST:PORT/path or rtp://HOST:PORT?audio=PORT")
         }
         switch scheme {
         case "rtmp", "rtmps":
@@ -66,8 +66,11 @@ public enum OutputSpec: Sendable, Equatable {
             guard c.port != nil else { throw Invalid(description: "cannot push to '\(url)': srt:// needs a port") }
             return .push(url: url, scheme: "srt")
         case "rtsp", "rtsps": return .push(url: url, scheme: "rtsp")
+        case "rtp":
+            _ = try RTPTarget.parse(url)
+            return .push(url: url, scheme: "rtp")
         default:
-            throw Invalid(description: "cannot push to '\(url)': unsupported scheme '\(scheme)'; use rtmp://, srt:// or rtsp://")
+            throw Invalid(description: "cannot push to '\(url)': unsupported scheme '\(scheme)'; use rtmp://, srt://, rtsp:// or rtp://")
         }
     }
 }

@@ -82,6 +82,10 @@ public struct Topology: Sendable, Equatable {
     /// A topology with `output` added, fed by the live encoder; a fixed-size file takes the size of now.
     public func adding(_ output: Output) throws(Refusal) -> Topology {
         guard self.output(output.id) == nil else { throw .alreadyRunning("\(output.id) is already running") }
+        if let clash = outputs.first(where: { output.spec.sharesRTPPort(with: $0.spec) }) {
+            throw .alreadyRunning("\(output.id) sends to a port \(clash.id) already sends to; its receiver would "
+                                  + "mix the two streams: give it other ports")
+        }
         var next = self
         var o = output
         o.feed = .live
