@@ -56,6 +56,9 @@ TEST_PACKAGES=(
     dbus-daemon
     # a real Prometheus for the fleet test: it scrapes probes' /metrics and evaluates deploy/prometheus's rules
     prometheus
+    # a real Janus (its streaming plugin takes run --push rtp://) and its janus.js for the viewer page
+    janus
+    libjs-janus-gateway
     # a real browser for the WebRTC page's tests: headless Chromium driven by Selenium
     chromium
     chromium-driver
@@ -86,4 +89,11 @@ echo "setup ($PURPOSE): installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fc-cache -f >/dev/null 2>&1 || true
+# Debian starts the servers it installs (Janus on every interface, Prometheus on :9090) where systemd runs; the
+# tests start their own on loopback, so the ones installed just now for them are stopped and left disabled.
+if [ -d /run/systemd/system ]; then
+    for unit in janus prometheus; do
+        if printf '%s\n' "${missing[@]}" | grep -qx "$unit"; then $SUDO systemctl disable --now "$unit" >/dev/null 2>&1 || true; fi
+    done
+fi
 echo "setup ($PURPOSE): done"

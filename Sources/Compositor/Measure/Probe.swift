@@ -91,6 +91,9 @@ public final class Probe: @unchecked Sendable {
                     "location": PipelineTemplate.quoted(url), "protocols": transport.rawValue,
                     "latency": String(jitterBufferMs), "buffer_mode": sound ? "none" : "auto"], audio: sound), true)
             }
+            if scheme == "rtmp" || scheme == "rtmps" {
+                return (try PipelineTemplate.load("probe-rtmp").render(["location": PipelineTemplate.quoted(url)], audio: sound), true)
+            }
             return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(url)], audio: sound), true)
         }
         guard FileManager.default.isReadableFile(atPath: url) else {
