@@ -74,6 +74,17 @@ static inline const gchar *cgst_object_name(GstObject *object) { return GST_OBJE
 static inline GObject *cgst_gobject(gpointer object) { return G_OBJECT(object); }
 static inline GstObject *cgst_object(gpointer object) { return GST_OBJECT(object); }
 
+// g_object_get/set are variadic: gives the socket one element opened ("used-socket", udpsrc's once READY) to another
+// ("socket", a udpsink's, used from its start), which then sends from the port the first receives on.
+static inline gboolean cgst_share_socket(gpointer from, gpointer to) {
+    GObject *socket = NULL;
+    g_object_get(from, "used-socket", &socket, NULL);
+    if (!socket) return FALSE;
+    g_object_set(to, "socket", socket, "close-socket", FALSE, NULL);
+    g_object_unref(socket);
+    return TRUE;
+}
+
 // G_OBJECT_TYPE is a macro: whether an instance's class has a signal of that name (connecting to a missing one warns).
 static inline gboolean cgst_has_signal(gpointer instance, const gchar *name) {
     return g_signal_lookup(name, G_OBJECT_TYPE(instance)) != 0;

@@ -11,10 +11,11 @@ final class JanusServer {
     /// `iceAddress`: the one address it offers browsers (Janus 1.1.2 never offers loopback; deploy/janus/README.md).
     init(iceAddress: String) throws {
         dir = try TempDir()
-        (httpPort, videoPort, audioPort) = (freePort(), freePort(udp: true), freePort(udp: true))
+        (httpPort, videoPort, audioPort) = (freePort(), freeRTPPorts(), freeRTPPorts())
         for name in ["janus.jcfg", "janus.transport.http.jcfg", "janus.plugin.streaming.jcfg"] {
             var text = try String(contentsOfFile: deployFolder + "/janus/" + name, encoding: .utf8)
-            for (key, shipped, mine) in [("port", 8088, httpPort), ("videoport", 5004, videoPort), ("audioport", 5006, audioPort)] {
+            for (key, shipped, mine) in [("port", 8088, httpPort), ("videoport", 5004, videoPort), ("audioport", 5006, audioPort),
+                                         ("videortcpport", 5005, videoPort + 1), ("audiortcpport", 5007, audioPort + 1)] {
                 text = text.replacingOccurrences(of: "\t\(key) = \(shipped)\n", with: "\t\(key) = \(mine)\n")
             }
             _ = try dir.write(name, text)
@@ -22,6 +23,7 @@ final class JanusServer {
         let streaming = try String(contentsOfFile: dir.file("janus.plugin.streaming.jcfg"), encoding: .utf8)
         let http = try String(contentsOfFile: dir.file("janus.transport.http.jcfg"), encoding: .utf8)
         #expect(streaming.contains("videoport = \(videoPort)\n") && streaming.contains("audioport = \(audioPort)\n")
+                && streaming.contains("videortcpport = \(videoPort + 1)\n")
                 && http.contains("port = \(httpPort)\n"), "the shipped ports moved: rewrite them here too")
         // ICE ports from the kernel's ephemeral range (the test's own servers take ports below it).
         let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
@@ -54,19 +56,23 @@ extension EndToEnd {
     @Suite(.serialized) struct JanusTests {
         /// Past one machine: one pipcompose pushes RTP to two Janus instances that come up after it; headless
         /// Chromium watches both mountpoints with janus.js (web/janus.html) and reads the strip in each: both pictures
-        /// are right, show the same frame numbers, and carry the sound.
+        /// are right, show the same frame numbers, and carry the sound. The browsers' requests for a key frame reach
+        /// pipcompose's encoder through Janus.
         @Test func browsersOnTwoJanusInstancesSeeTheSameFrames() throws {
             let ice = try #require(try hostAddress(), "Janus offers ICE only on a non-loopback address; this machine has none")
             let dir = try TempDir()
             let scene = try timecodeScene(dir)
             let a = try JanusServer(iceAddress: ice), b = try JanusServer(iceAddress: ice)
             defer { a.stop(); b.stop() }
-            // pipcompose first: nothing listens on those ports yet, which UDP does not notice.
-            let (p, _) = try startLive([scene, "--push", a.rtp, "--push", b.rtp, "--audio", "ticks"], rtsp: false)
+            // pipcompose first: nothing listens on those ports yet, which UDP does not notice. A key frame only every
+            // 33 s (the longest --keyint), after the browsers' 25 s: they get their first ones by asking (PLI),
+            // through Janus, over RTCP.
+            let (p, _) = try startLive([scene, "--push", a.rtp, "--push", b.rtp, "--audio", "ticks", "--keyint", "1000"],
+                                       rtsp: false)
             #expect(a.waitUntilServing() && b.waitUntilServing(), "\(a.process.allOutput)\n\(b.process.allOutput)")
             #expect(p.waitForFrames("push:\(b.rtp)", atLeast: 30), "\(p.allOutput)")
             let viewer = try LiveProcess("/usr/bin/python3", [fixture("janus_viewer.py"), a.api, b.api, "--seconds", "4",
-                                                              "--min-readable", "30", "--timeout", "40"])
+                                                              "--min-readable", "30", "--timeout", "25"])
             #expect(viewer.waitForExit(timeout: 120) == 0, "\(viewer.allOutput)")
             let out = viewer.stdout.joined(separator: "\n")
             let json = try #require((try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [String: Any],

@@ -15,6 +15,11 @@ func freePort(udp: Bool = false) -> Int {
     PortPool.shared.next(udp: udp)
 }
 
+/// An RTP receiver's two ports: the even one returned for RTP, the next for its RTCP.
+func freeRTPPorts() -> Int {
+    PortPool.shared.nextPair()
+}
+
 /// `@unchecked Sendable`: `handedOut` is behind `lock`.
 final class PortPool: @unchecked Sendable {
     static let shared = PortPool()
@@ -27,6 +32,18 @@ final class PortPool: @unchecked Sendable {
         let low = text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
         // Below the ephemeral range, above the well-known and common service ports.
         range = 20000...max(20001, min(low - 1, 32767))
+    }
+
+    /// An even port whose next one is free too: an RTP receiver's pair (RTP, RTCP).
+    func nextPair() -> Int {
+        lock.withLock {
+            while true {
+                let port = Int.random(in: range.lowerBound / 2...(range.upperBound - 1) / 2) * 2
+                if handedOut.contains(port) || handedOut.contains(port + 1) { continue }
+                handedOut.formUnion([port, port + 1])
+                if [port, port + 1].allSatisfy({ Self.isFree($0, udp: false) && Self.isFree($0, udp: true) }) { return port }
+            }
+        }
     }
 
     func next(udp: Bool) -> Int {

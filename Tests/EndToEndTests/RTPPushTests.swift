@@ -23,7 +23,7 @@ extension EndToEnd {
         @Test func oneEncodeReachesReceiversThatComeLateAndEveryPictureTheyShowIsRight() throws {
             let dir = try TempDir()
             let scene = try timecodeScene(dir)
-            let (va, aa, vb, ab) = (freePort(udp: true), freePort(udp: true), freePort(udp: true), freePort(udp: true))
+            let (va, aa, vb, ab) = (freeRTPPorts(), freeRTPPorts(), freeRTPPorts(), freeRTPPorts())
             let a = "rtp://127.0.0.1:\(va)?audio=\(aa)", b = "rtp://127.0.0.1:\(vb)?audio=\(ab)"
             let (p, _) = try startLive([scene, "--push", a, "--push", b, "--audio", "ticks"], rtsp: false)
             #expect(p.waitForFrames("push:\(a)", atLeast: 45) && p.waitForFrames("push:\(b)", atLeast: 45), "\(p.allOutput)")

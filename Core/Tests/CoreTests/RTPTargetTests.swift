@@ -17,9 +17,12 @@ import Testing
     @Test func refusesWhatNoReceiverCouldBeToldAndSaysWhatToWrite() {
         let bad: [(String, String)] = [
             ("rtp://127.0.0.1", "needs the video port"),
-            ("rtp://127.0.0.1:0", "video port must be 1...65535"),
+            ("rtp://127.0.0.1:0", "video port must be 1...65534"),
+            ("rtp://127.0.0.1:65535", "its RTCP goes to the next"),
             ("rtp://127.0.0.1:5004?audio=5004", "must differ from the video port"),
-            ("rtp://127.0.0.1:5004?audio=70000", "audio port must be 1...65535"),
+            ("rtp://127.0.0.1:5004?audio=5005", "RTCP takes the port after it"),
+            ("rtp://127.0.0.1:5004?audio=5003", "RTCP takes the port after it"),
+            ("rtp://127.0.0.1:5004?audio=70000", "audio port must be 1...65534"),
             ("rtp://127.0.0.1:5004?audio=x", "'audio' needs a number"),
             ("rtp://127.0.0.1:5004?pt=8", "dynamic payload type"),
             ("rtp://127.0.0.1:5004?audio=5006&pt=111", "payload types must differ"),
@@ -41,8 +44,11 @@ import Testing
     @Test func twoPushesToOnePortOfOneHostOverlap() throws {
         let a = try RTPTarget.parse("rtp://127.0.0.1:5004?audio=5006")
         #expect(a.overlaps(try RTPTarget.parse("rtp://127.0.0.1:5006")))
+        // Another push's RTP on this one's RTCP port.
+        #expect(a.overlaps(try RTPTarget.parse("rtp://127.0.0.1:5005")))
         #expect(a.overlaps(try RTPTarget.parse("rtp://127.0.0.1:5008?audio=5004")))
         #expect(!a.overlaps(try RTPTarget.parse("rtp://127.0.0.1:5008?audio=5010")))
+        #expect(a.overlaps(try RTPTarget.parse("rtp://127.0.0.1:5003?audio=5010")))
         #expect(!a.overlaps(try RTPTarget.parse("rtp://127.0.0.2:5004?audio=5006")))
     }
 }

@@ -29,6 +29,14 @@ public final class AppSource: @unchecked Sendable {
         if leaky { set("leaky-type", "downstream") }
     }
 
+    /// Calls `handler` (on a streaming thread) when an element downstream asks for a key frame (an upstream
+    /// force-key-unit event, as rtpbin sends on a receiver's PLI).
+    func onKeyFrameRequest(_ handler: @escaping () -> Void) {
+        guard let pad = gst_element_get_static_pad(element, "src") else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+        Pipeline.probeUpstreamKeyUnit(on: pad, handler)
+    }
+
     deinit {
         gst_object_unref(UnsafeMutableRawPointer(element))
     }

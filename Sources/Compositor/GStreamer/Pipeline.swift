@@ -201,6 +201,23 @@ public final class Pipeline: @unchecked Sendable {
         }
     }
 
+    /// Opens the udpsrc named `source` (READY, no data flowing yet), then has the udpsink named `sink` send from the
+    /// socket it receives on: a peer that answers RTCP to where it came from (a PLI from Janus) reaches
+    /// `source`. Call `play` after it.
+    public func shareSocket(from source: String, to sink: String) throws(GstError) {
+        guard let from = element(named: source), let to = element(named: sink) else {
+            throw GstError(element: name, message: "no elements named '\(source)' and '\(sink)' to share a socket")
+        }
+        defer { gst_object_unref(UnsafeMutableRawPointer(from)); gst_object_unref(UnsafeMutableRawPointer(to)) }
+        // The source alone: a udpsink opens its own socket as soon as it leaves NULL, and takes one given only before.
+        if gst_element_set_state(from, GST_STATE_READY) == GST_STATE_CHANGE_FAILURE {
+            throw waitForError() ?? GstError(element: source, message: "could not open its socket")
+        }
+        guard cgst_share_socket(UnsafeMutableRawPointer(from), UnsafeMutableRawPointer(to)) != 0 else {
+            throw GstError(element: source, message: "opened no socket")
+        }
+    }
+
     /// Goes to PAUSED and waits up to `timeout` until the sinks hold their first data, as a seek needs; call
     /// `play` after it. A failure is thrown with GStreamer's words (a missing file, an undecodable one).
     public func preroll(timeout: TimeInterval) throws(GstError) {

@@ -149,6 +149,12 @@ public final class PipelineOutput: @unchecked Sendable {
         // acted on) is not this output's failure.
         let key = ObjectIdentifier(p)
         do {
+            // RTP with RTCP (push-rtp): reports go out from the socket feedback comes back to, and a receiver's
+            // request for a key frame (a PLI or FIR, which rtpbin turns into an upstream event) reaches the encoder.
+            if p.hasElement(named: "rtcp_in") {
+                try p.shareSocket(from: "rtcp_in", to: "rtcp_out")
+                input.onKeyFrameRequest { [weak self] in self?.requestKeyFrameForReceiver() }
+            }
             try p.play { [weak self] event in self?.handle(event, from: key) }
         } catch {
             lock.withLock { self.pipeline = nil; self.input = nil; self.audioInput = nil }
@@ -166,6 +172,11 @@ public final class PipelineOutput: @unchecked Sendable {
             writerLock = writing
         }
         source?.requestKeyFrame()
+    }
+
+    /// A receiver asked for a key frame: the encoder sends one, spaced from the last as for any viewer.
+    private func requestKeyFrameForReceiver() {
+        lock.withLock { source }?.requestKeyFrameForViewer()
     }
 
     /// Takes the frames of `encoder` stamped `time` or later (0: all from now on).

@@ -38,7 +38,10 @@ extension LiveSession {
             let target = try rtpTarget(url)
             out = PipelineOutput(id: "push:\(url)", spec: spec, template: try PipelineTemplate.load("push-rtp"),
                                  values: ["host": PipelineTemplate.quoted(target.host), "port": String(target.videoPort),
+                                          "rtcp_port": String(target.videoPort + 1),
+                                          "bind_address": target.host.contains(":") ? "::" : "0.0.0.0",
                                           "audio_port": String(target.audioPort ?? 0),
+                                          "audio_rtcp_port": String((target.audioPort ?? 0) + 1),
                                           "pt": String(target.videoPayloadType), "audio_pt": String(target.audioPayloadType)],
                                  maxQueued: options.fps / 2, audio: target.audioPort == nil ? nil : .opus, log: log)
         case .push(let url, let scheme):

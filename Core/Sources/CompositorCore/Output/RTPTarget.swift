@@ -2,7 +2,8 @@ import Foundation
 
 /// Where `--push rtp://HOST:VIDEO_PORT[?audio=PORT][&pt=96][&audio_pt=111]` sends: H.264 RTP to one UDP port and,
 /// when asked, Opus RTP to another, the way a Janus streaming mountpoint (or any RTP receiver told the payload
-/// types) takes them. A multicast HOST reaches every receiver that joined the group.
+/// types) takes them, each with its RTCP on the next port up (RFC 3550's convention, what an SDP's receiver
+/// expects). A multicast HOST reaches every receiver that joined the group.
 public struct RTPTarget: Sendable, Equatable {
     public var host: String
     public var videoPort: Int
@@ -22,7 +23,7 @@ public struct RTPTarget: Sendable, Equatable {
         guard c.user == nil, c.password == nil else { throw refuse("RTP has no user or password") }
         guard c.path.isEmpty || c.path == "/" else { throw refuse("RTP has no path ('\(c.path)')") }
         guard let port = c.port else { throw refuse("rtp:// needs the video port") }
-        guard (1...65535).contains(port) else { throw refuse("the video port must be 1...65535") }
+        guard (1...65534).contains(port) else { throw refuse("the video port must be 1...65534 (its RTCP goes to the next)") }
         var target = RTPTarget(host: host, videoPort: port)
         for item in c.queryItems ?? [] {
             guard let text = item.value, let n = Int(text) else {
@@ -30,8 +31,11 @@ public struct RTPTarget: Sendable, Equatable {
             }
             switch item.name {
             case "audio":
-                guard (1...65535).contains(n) else { throw refuse("the audio port must be 1...65535") }
+                guard (1...65534).contains(n) else { throw refuse("the audio port must be 1...65534 (its RTCP goes to the next)") }
                 guard n != port else { throw refuse("the audio port must differ from the video port") }
+                guard abs(n - port) != 1 else {
+                    throw refuse("the audio port must not be next to the video port: each stream's RTCP takes the port after it")
+                }
                 target.audioPort = n
             case "pt", "audio_pt":
                 // Dynamic payload types; 72–76 would read as RTCP packet types to receivers that mux them.
@@ -47,8 +51,8 @@ public struct RTPTarget: Sendable, Equatable {
         return target
     }
 
-    /// The UDP ports it sends to, for telling two pushes apart.
-    public var ports: [Int] { [videoPort] + (audioPort.map { [$0] } ?? []) }
+    /// The UDP ports it sends to (RTP and RTCP), for telling two pushes apart.
+    public var ports: [Int] { [videoPort, videoPort + 1] + (audioPort.map { [$0, $0 + 1] } ?? []) }
 
     /// Whether two targets would send to the same port of the same host (their receivers would mix two streams).
     public func overlaps(_ other: RTPTarget) -> Bool {
