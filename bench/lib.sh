@@ -54,6 +54,18 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
+# wait_for_line LOG PATTERN PID WHAT: polls LOG until a line matches PATTERN (grep -E), 30 s at most; fails with
+# "WHAT" and the log's tail when it does not, or when process PID ended first.
+wait_for_line() {
+    for _ in $(seq 1 300); do
+        grep -Eqs "$2" "$1" && return 0
+        kill -0 "$3" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "$4:" >&2; tail -5 "$1" >&2
+    return 1
+}
+
 # start_source LOG ARGS...: runs `pipcompose run ARGS` in the background (SRC = its pid) and returns once it
 # serves; fails with its log if it does not within 30 s. stop_source ends it with SIGINT.
 SRC=""
@@ -62,13 +74,7 @@ start_source() {
     rm -f "$log"   # the child truncates it only once it runs: an old "serving" line must not answer for it
     "$BIN" run --no-control "$@" >"$log" 2>&1 &
     SRC=$!
-    for _ in $(seq 1 300); do
-        grep -q "^serving" "$log" && return 0
-        kill -0 "$SRC" 2>/dev/null || break
-        sleep 0.1
-    done
-    echo "pipcompose did not start serving:" >&2; tail -5 "$log" >&2
-    return 1
+    wait_for_line "$log" "^serving" "$SRC" "pipcompose did not start serving"
 }
 stop_source() {
     [ -n "$SRC" ] || return 0

@@ -7,7 +7,6 @@ comes for 500 ms after its first. Viewers join STAGGER seconds apart, all watch 
 Usage: whep_viewers.py BASE_URL COUNT SECONDS [--stagger 0.1] [--token T]   — prints one JSON line.
 """
 import argparse
-import ctypes
 import json
 import os
 import sys
@@ -23,35 +22,16 @@ gi.require_version("GstWebRTC", "1.0")
 gi.require_version("GstSdp", "1.0")
 from gi.repository import GLib, Gst, GstSdp, GstWebRTC  # noqa: E402
 
+from webrtc_receiver import FrameCount, without_upnp  # noqa: E402
+
 Gst.init(None)
-STALL = 0.5
-GOBJECT = ctypes.CDLL("libgobject-2.0.so.0")
-GOBJECT.g_object_get.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
-GOBJECT.g_object_set.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_void_p]
-GOBJECT.g_object_unref.argtypes = [ctypes.c_void_p]
-
-
-def without_upnp(webrtc):
-    """libnice tries UPnP by default: each gathering then waits out its timeout for routers that are not there.
-    Through C, because PyGObject drops webrtcbin's own reference to the ICE object it reads from "ice-agent"."""
-    ice, agent = ctypes.c_void_p(), ctypes.c_void_p()
-    GOBJECT.g_object_get(hash(webrtc), b"ice-agent", ctypes.byref(ice), None)
-    GOBJECT.g_object_get(ice, b"agent", ctypes.byref(agent), None)
-    GOBJECT.g_object_set(agent, b"upnp", 0, None)
-    GOBJECT.g_object_unref(agent)
-    GOBJECT.g_object_unref(ice)
-
-
-class Viewer:
+class Viewer(FrameCount):
     def __init__(self, pipeline, n, base, token):
+        super().__init__()
         self.n, self.base, self.token = n, base, token
-        self.frames = self.stalls = 0
-        self.first = self.last = None
-        self.longest_gap = 0.0
         self.location = None
         self.error = None
         self.connected = False
-        self.lock = threading.Lock()
         self.webrtc = Gst.ElementFactory.make("webrtcbin", f"viewer{n}")
         self.webrtc.set_property("bundle-policy", GstWebRTC.WebRTCBundlePolicy.MAX_BUNDLE)
         pipeline.add(self.webrtc)
@@ -126,19 +106,6 @@ class Viewer:
         pad.link(depay.get_static_pad("sink"))
         self.depay = depay
         sink.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, self.frame)
-
-    def frame(self, pad, info):
-        now = time.monotonic()
-        with self.lock:
-            if self.last is not None:
-                gap = now - self.last
-                self.longest_gap = max(self.longest_gap, gap)
-                if gap > STALL:
-                    self.stalls += 1
-            self.first = self.first or now
-            self.last = now
-            self.frames += 1
-        return Gst.PadProbeReturn.OK
 
 
 def main():
