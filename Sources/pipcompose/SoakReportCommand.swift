@@ -25,7 +25,7 @@ struct SoakReportCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "End of the span.")
     var to: String = "now"
 
-    @Option(help: "Seconds between samples (default: 1, or more to keep under Prometheus's 11 000 points).")
+    @Option(help: "Seconds between samples (default: the targets' scrape interval, or more to keep under Prometheus's 11 000 points; rates are taken over at least four scrapes).")
     var step: Int = 0
 
     @Option(help: "Folder for soak.json and soak.html (created if missing; files there are replaced).")

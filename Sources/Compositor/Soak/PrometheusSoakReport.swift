@@ -15,8 +15,11 @@ public struct PrometheusSoakReport {
     public var prometheus: URL
     public var from: Date
     public var to: Date
-    /// Seconds between samples (0: one second, or as many as keep the query under Prometheus's 11 000 points).
+    /// Seconds between samples (0: the targets' scrape interval, or as many as keep the query under Prometheus's
+    /// 11 000 points).
     public var step = 0
+    /// The longest scrape interval of Prometheus's targets, in seconds (0: ask Prometheus when building).
+    public var scrapeSeconds = 0
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -29,12 +32,19 @@ public struct PrometheusSoakReport {
     }
 
     var span: Int { max(1, Int(to.timeIntervalSince(from).rounded())) }
-    var stepSeconds: Int { step > 0 ? step : max(1, Int((Double(span) / 11_000).rounded(.up))) }
-    /// The window rates are taken over: a few scrapes' worth.
-    var window: String { "\(max(5, 3 * stepSeconds))s" }
+    var scrape: Int { max(1, scrapeSeconds) }
+    var stepSeconds: Int { step > 0 ? step : max(scrape, Int((Double(span) / 11_000).rounded(.up))) }
+    /// The window rates are taken over: at least four scrapes (Prometheus's advice; fewer may hold one sample, and a
+    /// rate needs two), and a few steps.
+    var window: String { "\(max(4 * scrape, 3 * stepSeconds))s" }
 
     public func build() throws(Failure) -> SoakReport {
         guard to > from else { throw Failure(description: "--to must come after --from") }
+        if scrapeSeconds == 0 {
+            var asked = self
+            asked.scrapeSeconds = try scrapeInterval()
+            return try asked.build()
+        }
         // Every series seen in the span, ended ones too (an instant query alone finds only those still scraped).
         let frames = try instant("max_over_time(pipcompose_probe_frames_total[\(span)s])")
         guard !frames.isEmpty else {
@@ -195,7 +205,35 @@ public struct PrometheusSoakReport {
         }
     }
 
+    /// The longest scrape interval of the targets Prometheus scrapes now (`/api/v1/targets`), or its default
+    /// (15 s) when it lists none.
+    func scrapeInterval() throws(Failure) -> Int {
+        let targets = try data("/api/v1/targets", ["state": "active"])["activeTargets"] as? [[String: Any]] ?? []
+        return targets.compactMap { ($0["scrapeInterval"] as? String).flatMap(Self.seconds(of:)) }.max() ?? 15
+    }
+
+    /// Seconds in a Prometheus duration such as "15s", "1m30s" or "2h"; nil for anything else.
+    static func seconds(of duration: String) -> Int? {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800, "y": 31_536_000]
+        var total = 0, number = ""
+        for c in duration {
+            if c.isNumber { number.append(c); continue }
+            guard let unit = units[c], let n = Int(number) else { return nil }
+            total += n * unit
+            number = ""
+        }
+        return number.isEmpty && total > 0 ? total : nil
+    }
+
     private func get(_ path: String, _ parameters: [String: String]) throws(Failure) -> [[String: Any]] {
+        guard let result = try data(path, parameters)["result"] as? [[String: Any]] else {
+            throw Failure(description: "\(prometheus.absoluteString) answered \(path) without a result")
+        }
+        return result
+    }
+
+    /// The `data` of a Prometheus API answer.
+    private func data(_ path: String, _ parameters: [String: String]) throws(Failure) -> [String: Any] {
         guard var c = URLComponents(url: prometheus.appendingPathComponent(path), resolvingAgainstBaseURL: false) else {
             throw Failure(description: "not a URL: \(prometheus)")
         }
@@ -222,11 +260,10 @@ public struct PrometheusSoakReport {
         guard let data = answer.data, let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw Failure(description: "\(prometheus.absoluteString) did not answer as Prometheus does (HTTP \(answer.status))")
         }
-        guard json["status"] as? String == "success", let d = json["data"] as? [String: Any],
-              let result = d["result"] as? [[String: Any]] else {
+        guard json["status"] as? String == "success", let d = json["data"] as? [String: Any] else {
             throw Failure(description: "Prometheus refused a query: \(json["error"] as? String ?? "HTTP \(answer.status)")")
         }
-        return result
+        return d
     }
 
     static func key(_ labels: [String: String]) -> String {
