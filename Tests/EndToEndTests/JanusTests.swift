@@ -25,11 +25,21 @@ final class JanusServer {
         #expect(streaming.contains("videoport = \(videoPort)\n") && streaming.contains("audioport = \(audioPort)\n")
                 && streaming.contains("videortcpport = \(videoPort + 1)\n")
                 && http.contains("port = \(httpPort)\n"), "the shipped ports moved: rewrite them here too")
-        // ICE ports from the kernel's ephemeral range (the test's own servers take ports below it).
+        process = try LiveProcess("/usr/bin/janus", Self.arguments(dir, iceAddress))
+    }
+
+    /// ICE ports from the kernel's ephemeral range (the test's own servers take ports below it).
+    static func arguments(_ dir: TempDir, _ iceAddress: String) -> [String] {
         let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
             .split(whereSeparator: \.isWhitespace).joined(separator: "-") ?? "32768-60999"
-        process = try LiveProcess("/usr/bin/janus", ["--configs-folder=\(dir.path)", "--ice-enforce-list=\(iceAddress)",
-                                                     "--rtp-port-range=\(range)"])
+        return ["--configs-folder=\(dir.path)", "--ice-enforce-list=\(iceAddress)", "--rtp-port-range=\(range)"]
+    }
+
+    /// Another Janus in `dir` on the same ports, as a restarted service would be.
+    init(restarting other: JanusServer, iceAddress: String) throws {
+        dir = other.dir
+        (httpPort, videoPort, audioPort) = (other.httpPort, other.videoPort, other.audioPort)
+        process = try LiveProcess("/usr/bin/janus", Self.arguments(dir, iceAddress))
     }
 
     var api: String { "http://127.0.0.1:\(httpPort)/janus" }
@@ -97,6 +107,37 @@ extension EndToEnd {
             #expect((moment["samples"] as? Int ?? 0) > 5 && (moment["spreadMax"] as? Int ?? 99) <= 3, "\(moment)")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
+        /// A Janus that dies (SIGKILL) and is started again on the same ports: pipcompose's push never noticed, and
+        /// a browser on the new Janus sees the picture.
+        @Test func aJanusThatDiesAndComesBackServesAgain() throws {
+            let ice = try #require(try hostAddress(), "Janus offers ICE only on a non-loopback address; this machine has none")
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let first = try JanusServer(iceAddress: ice)
+            #expect(first.waitUntilServing(), "\(first.process.allOutput)")
+            let (p, _) = try startLive([scene, "--push", first.rtp], rtsp: false)
+            #expect(first.process.waitForLine(timeout: 20) { $0.contains("New video stream") } != nil, "\(first.process.allOutput)")
+            first.process.signal(SIGKILL)
+            _ = first.process.waitForExit(timeout: 10)
+            let delivered = try #require(p.stdout.last { $0.contains(" push:\(first.rtp): ") }.flatMap(LiveProcess.frames(in:)))
+            // Sent into nothing for a while: still running, nothing dropped.
+            #expect(p.waitForFrames("push:\(first.rtp)", atLeast: delivered + 60), "\(p.allOutput)")
+            let again = try JanusServer(restarting: first, iceAddress: ice)
+            defer { again.stop() }
+            #expect(again.waitUntilServing(), "\(again.process.allOutput)")
+            let viewer = try LiveProcess("/usr/bin/python3", [fixture("janus_viewer.py"), again.api, "--seconds", "2",
+                                                              "--min-readable", "30", "--timeout", "30"])
+            #expect(viewer.waitForExit(timeout: 90) == 0, "\(viewer.allOutput)")
+            let json = (try? JSONSerialization.jsonObject(with: Data(viewer.stdout.joined(separator: "\n").utf8))) as? [String: Any]
+            let seen = (json?["servers"] as? [[String: Any]])?.first ?? [:]
+            #expect(json?["error"] == nil && (seen["readable"] as? Int ?? 0) > 30 && seen["unreadable"] as? Int == 0,
+                    "\(json ?? [:])\n\(again.process.allOutput.suffix(1500))")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            let line = p.stdout.last { $0.hasPrefix("push:\(first.rtp):") } ?? ""
+            #expect(line.contains("dropped 0") && !p.allOutput.contains("push:\(first.rtp): failed"), "\(p.allOutput)")
         }
     }
 }
