@@ -23,7 +23,7 @@ gi.require_version("GstSdp", "1.0")
 from gi.repository import GLib, Gst, GstSdp, GstWebRTC  # noqa: E402
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from whep_viewers import GOBJECT, without_upnp  # noqa: E402
+from webrtc_receiver import GOBJECT, without_upnp  # noqa: E402
 
 Gst.init(None)
 GOBJECT.g_signal_emit_by_name.restype = None
