@@ -29,25 +29,11 @@ import threading
 import time
 import urllib.parse
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+from headless_chromium import browser, until
 
 WEB = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "web")
 FIELDS = ["server", "state", "frames", "readable", "unreadable", "dropped", "repeated", "p50", "p99", "lastFrame",
           "codec", "width", "height", "fps", "firstPictureMs", "audio", "received", "ice"]
-
-
-def browser(profile, window):
-    o = webdriver.ChromeOptions()
-    o.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--autoplay-policy=no-user-gesture-required", f"--window-size={window.replace('x', ',')}",
-                 f"--user-data-dir={profile}",
-                 # ICE on loopback: Chromium gathers nothing on a machine with only `lo`, or hides its addresses
-                 # behind mDNS names, without these two.
-                 "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns"]:
-        o.add_argument(flag)
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
 
 
 def serve(folder):
@@ -58,16 +44,6 @@ def serve(folder):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=folder))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
-
-
-def until(driver, script, timeout, what):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        v = driver.execute_script(script)
-        if v:
-            return v
-        time.sleep(0.1)
-    raise TimeoutError(f"{what} within {timeout} s")
 
 
 def main():

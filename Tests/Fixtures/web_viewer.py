@@ -17,21 +17,7 @@ import time
 import urllib.parse
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-
-
-def browser(profile, window):
-    o = webdriver.ChromeOptions()
-    o.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--autoplay-policy=no-user-gesture-required", f"--window-size={window.replace('x', ',')}",
-                 f"--user-data-dir={profile}",
-                 # ICE on loopback: Chromium gathers nothing on a machine with only `lo`, or hides its addresses
-                 # behind mDNS names, without these two.
-                 "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns"]:
-        o.add_argument(flag)
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
+from headless_chromium import browser, until
 
 
 def webrtc_viewers(page_url):
@@ -44,16 +30,6 @@ def webrtc_viewers(page_url):
         return json.load(urllib.request.urlopen(req, timeout=5)).get("webrtc", {}).get("viewers")
     except (OSError, ValueError):
         return None
-
-
-def until(driver, script, timeout, what):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        v = driver.execute_script(script)
-        if v:
-            return v
-        time.sleep(0.1)
-    raise TimeoutError(f"{what} within {timeout} s")
 
 
 def main():
