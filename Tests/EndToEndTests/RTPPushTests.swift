@@ -60,6 +60,32 @@ extension EndToEnd {
             }
         }
 
+        /// Over the control API: a push with sound on a run that encodes no Opus is refused (422), one to another's
+        /// ports too (409), and one the run can carry starts and reaches its receiver.
+        @Test func pushesStartedOverTheAPIAreCheckedAgainstWhatTheRunMakes() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let (p, _) = try startLive([scene, "--audio", "ticks"], rtsp: false)
+            let c = try #require(controlURL(p))
+            let video = freeRTPPorts(), audio = freeRTPPorts()
+            let noOpus = try ctl(c, ["push", "start", "rtp://127.0.0.1:\(video)?audio=\(audio)"])
+            #expect(noOpus.status != 0 && noOpus.stderr.contains("422") && noOpus.stderr.contains("encodes no Opus"),
+                    "\(noOpus.stdout) \(noOpus.stderr)")
+            let url = "rtp://127.0.0.1:\(video)"
+            let started = try ctl(c, ["push", "start", url])
+            #expect(started.status == 0, "\(started.stderr)")
+            // Its RTCP port is the next one up: a push there would mix into the first's receiver.
+            let clash = try ctl(c, ["push", "start", "rtp://127.0.0.1:\(video + 1)"])
+            #expect(clash.status != 0 && clash.stderr.contains("409") && clash.stderr.contains("give it other ports"),
+                    "\(clash.stdout) \(clash.stderr)")
+            let sdp = try rtpSDP(dir, "v.sdp", video: video, audio: audio)
+            let seen = try probe([sdp, "--duration", "3", "--reference", scene])
+            let r = try ProbeResult(json: seen.out)
+            #expect(seen.status == 0 && r.int("readable") > 60 && r.corrupt == 0, "\(seen.out)\n\(seen.err)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         /// What an RTP push cannot be is refused before anything starts, saying what to do.
         @Test func refusesPushesThatWouldMixStreamsOrCarryWhatTheRunHasNot() throws {
             let dir = try TempDir()

@@ -67,11 +67,12 @@ extension LiveSession {
     /// baseline H.264, and `?audio=` needs sound encoded as Opus.
     func rtpTarget(_ url: String) throws -> RTPTarget {
         let target = try RTPTarget.parse(url)
-        if !options.encoder.constrainedBaseline && options.encoder.preset != "ultrafast" {
-            throw OutputSpec.Invalid(description: "cannot push to '\(url)': this run's encoder makes High profile "
-                                     + "(--preset \(options.encoder.preset)), which browsers behind an RTP receiver such as "
-                                     + "Janus do not decode; give the rtp:// push when run starts (it pins constrained "
-                                     + "baseline) or use --preset ultrafast")
+        // x264's ultrafast is constrained baseline by itself; other presets and hardware encoders only when pinned.
+        if !options.encoder.constrainedBaseline && (options.encoder.preset != "ultrafast" || encoderKind != .x264) {
+            let made = encoderKind == .x264 ? "--preset \(options.encoder.preset)" : "--encoder \(encoderKind.rawValue)"
+            throw OutputSpec.Invalid(description: "cannot push to '\(url)': this run's encoder (\(made)) is not pinned to "
+                                     + "constrained baseline, the only H.264 browsers behind an RTP receiver such as Janus "
+                                     + "decode; give the rtp:// push when run starts (it pins it), or use x264's --preset ultrafast")
         }
         guard target.audioPort != nil else { return target }
         if options.audio.isSilent {

@@ -18,7 +18,7 @@ public final class LiveSession: @unchecked Sendable {
     public let metrics = LiveMetrics()
     public let log: @Sendable (String) -> Void
     let lock = NSLock()
-    private var encoderKind = EncoderSettings.Kind.x264
+    var encoderKind = EncoderSettings.Kind.x264
     private var encoderTemplate: PipelineTemplate?
     /// One encoder pipeline per codec the sound is encoded to (AAC always; Opus for MKV when asked).
     var audioTemplates: [AudioCodec: PipelineTemplate] = [:]
