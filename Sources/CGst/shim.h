@@ -134,9 +134,14 @@ static inline gboolean cgst_webrtc_ice_add_local_ip(gpointer ice, const gchar *a
     return added;
 }
 
-// g_object_get is variadic: one property holding an enum, or a pointer (an object or boxed copy, transfer full).
+// g_object_get is variadic: one property holding an enum, an int64, or a pointer (an object or boxed copy, transfer full).
 static inline gint cgst_object_get_enum(gpointer object, const gchar *property) {
     gint value = 0;
+    g_object_get(object, property, &value, NULL);
+    return value;
+}
+static inline gint64 cgst_object_get_int64(gpointer object, const gchar *property) {
+    gint64 value = 0;
     g_object_get(object, property, &value, NULL);
     return value;
 }

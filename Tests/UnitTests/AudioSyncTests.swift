@@ -79,6 +79,37 @@ import TestSupport
         #expect(abs(detector.gapMilliseconds - 2048.0 / 48) < 0.1)
     }
 
+    /// A receiver lining the sound up with the picture (rtpbin's ts-offset) moves the timeline forward without a
+    /// sample missing: announced, that step is no gap; a hole beside it still is, by its own size.
+    @Test func aStepTheReceiverAnnouncedIsNoGap() {
+        func fed(shift: Int64?, hole: MediaTime) -> TickDetector {
+            var d = TickDetector()
+            let chunk = [Int16](repeating: 0, count: 1024)
+            let length: MediaTime = 1024 * 1_000_000_000 / 48_000
+            var pts: MediaTime = 0
+            chunk.withUnsafeBufferPointer { b in
+                for i in 0..<20 {
+                    if i == 10 {
+                        if let shift { d.shifted(by: shift); pts = MediaTime(Int64(pts) + shift) }
+                        pts += hole
+                    }
+                    _ = d.feed(b, channels: 1, rate: 48_000, pts: pts)
+                    pts += length
+                }
+            }
+            return d
+        }
+        let aligned = fed(shift: 25_360_222, hole: 0)
+        #expect(aligned.gaps == 0 && aligned.alignments == 1)
+        let unannounced = fed(shift: nil, hole: 25_360_222)
+        #expect(unannounced.gaps == 1 && abs(unannounced.gapMilliseconds - 25.36) < 0.01)
+        let both = fed(shift: 16_000_000, hole: 21_333_333)
+        #expect(both.gaps == 1 && both.alignments == 1 && abs(both.gapMilliseconds - 21.33) < 0.01)
+        // A step back overlaps what was heard; announced or not, it is no gap and leaves nothing pending.
+        let back = fed(shift: -5_000_000, hole: 0)
+        #expect(back.gaps == 0 && back.alignments == 0)
+    }
+
     /// Frames of a 30 fps picture from frame `from` to `to`, the first at running time `base`.
     func frames(_ s: inout AVSyncStats, from: UInt64, to: UInt64, base: MediaTime) {
         for f in from..<to { s.frame(f, pts: base + (f - from) * 1_000_000_000 / 30) }

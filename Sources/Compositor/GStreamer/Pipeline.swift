@@ -122,6 +122,40 @@ public final class Pipeline: @unchecked Sendable {
         }
     }
 
+    /// Calls `handler` with the media ("audio", "video") and the step in nanoseconds each time the RTP session manager
+    /// of the rtspsrc named `name` moves one of its streams' timelines (a jitterbuffer's `ts-offset`): what it does
+    /// when it lines the streams up by the RTCP sender reports. Called on the thread that moves it, before any
+    /// buffer it moves leaves the jitterbuffer.
+    public func onStreamShift(ofManagerOf name: String, _ handler: @escaping @Sendable (String, Int64) -> Void) {
+        guard let e = element(named: name) else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
+        guard cgst_has_signal(UnsafeMutableRawPointer(e), "new-manager") != 0 else { return }
+        Signals.connect(UnsafeMutableRawPointer(e), "new-manager") { _, manager in
+            guard let manager, cgst_has_signal(manager, "new-jitterbuffer") != 0 else { return }
+            Signals.connect(manager, "new-jitterbuffer", objectAndTwoIntegers: { jitterbuffer in
+                guard let jitterbuffer else { return }
+                let previous = LastOffset(Int64(cgst_object_get_int64(jitterbuffer, "ts-offset")))
+                Signals.connect(jitterbuffer, "notify::ts-offset") { object, _ in
+                    guard let object else { return }
+                    let step = previous.step(to: Int64(cgst_object_get_int64(object, "ts-offset")))
+                    guard step != 0, let media = Self.media(ofSourcePadOf: object) else { return }
+                    handler(media, step)
+                }
+            })
+        }
+    }
+
+    /// The `media` field of the caps on an element's src pad (RTP caps), if it has them yet.
+    private static func media(ofSourcePadOf element: UnsafeMutableRawPointer) -> String? {
+        guard let pad = gst_element_get_static_pad(cgst_element(element), "src") else { return nil }
+        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+        guard let caps = gst_pad_get_current_caps(pad) else { return nil }
+        defer { gst_caps_unref(caps) }
+        guard gst_caps_get_size(caps) > 0, let media = gst_structure_get_string(gst_caps_get_structure(caps, 0), "media")
+        else { return nil }
+        return String(cString: media)
+    }
+
     /// Sets `property` to `value` on the source a `uridecodebin` named `name` makes for its URI (`source-setup`), when
     /// that source comes from `factory`, before it starts: where a source's own properties are set (rtspsrc's
     /// latency).
@@ -405,5 +439,18 @@ extension Pipeline {
             if let data { Unmanaged<PadProbeBox>.fromOpaque(data).release() }
         }
         gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, probe, box, destroy)
+    }
+}
+
+/// A jitterbuffer's last `ts-offset`, set from rtpbin's RTCP thread.
+private final class LastOffset: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Int64
+    init(_ value: Int64) { self.value = value }
+    func step(to now: Int64) -> Int64 {
+        lock.withLock {
+            defer { value = now }
+            return now - value
+        }
     }
 }

@@ -75,4 +75,21 @@ enum Signals {
         return g_signal_connect_data(instance, name, unsafeBitCast(trampoline, to: GCallback.self), box, destroy,
                                      GConnectFlags(rawValue: 0))
     }
+
+    /// For signals of the shape `void (*)(Instance *self, Object *object, guint a, guint b, gpointer user_data)`
+    /// (rtpbin's `new-jitterbuffer`: the jitterbuffer, its session and SSRC), when only the object matters.
+    @discardableResult
+    static func connect(_ instance: UnsafeMutableRawPointer, _ name: String,
+                        objectAndTwoIntegers handler: @escaping (UnsafeMutableRawPointer?) -> Void) -> gulong {
+        let box = Unmanaged.passRetained(SignalBox({ object, _ in handler(object) })).toOpaque()
+        let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, guint, guint,
+                                        UnsafeMutableRawPointer?) -> Void = { _, object, _, _, data in
+            Unmanaged<SignalBox>.fromOpaque(data!).takeUnretainedValue().handler(object, nil)
+        }
+        let destroy: @convention(c) (gpointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
+            Unmanaged<SignalBox>.fromOpaque(data!).release()
+        }
+        return g_signal_connect_data(instance, name, unsafeBitCast(trampoline, to: GCallback.self), box, destroy,
+                                     GConnectFlags(rawValue: 0))
+    }
 }

@@ -127,7 +127,14 @@ public final class Probe: @unchecked Sendable {
             pipeline.linkAddedPads(ofElementNamed: "src", byMedia: ["video": "picture", "audio": "sound"])
             // rtpbin leaves the tracks as they came when the RTCP sender reports ask for a correction under 4 ms
             // (its min-ts-offset): the A/V offset read 2.7 ms off after some starts and exact after others.
-            if hearing { pipeline.setOnManager(ofElementNamed: "src", "min-ts-offset", "0") }
+            if hearing {
+                pipeline.setOnManager(ofElementNamed: "src", "min-ts-offset", "0")
+                // That lining up moves the sound's timeline by a step: a jump that is no sound missing.
+                pipeline.onStreamShift(ofManagerOf: "src") { [weak self] media, step in
+                    guard let self, media == "audio" else { return }
+                    self.lock.withLock { self.ticks.shifted(by: step) }
+                }
+            }
         }
         if isLive {
             let t = now()

@@ -2,7 +2,9 @@ import Foundation
 
 /// Finds the onsets of the ticks of `--audio ticks` in decoded sound: the first sample louder than an eighth of
 /// full scale after at least 100 ms of quiet. A tick that stays loud longer than 25 ms is a marker (every tenth
-/// second). Also notices holes in the sound's timeline (a packet lost, a stream that stalled).
+/// second). Also notices holes in the sound's timeline (a packet lost, a stream that stalled), told apart from the
+/// steps a receiver makes on purpose when it lines the sound up with the picture by the RTCP sender reports
+/// (`shifted(by:)`): those move the timeline without a sample missing.
 ///
 /// Pure bookkeeping over samples and timestamps: the probe feeds it from its audio appsink.
 public struct TickDetector: Sendable {
@@ -28,6 +30,10 @@ public struct TickDetector: Sendable {
     private var expected: MediaTime?
     public private(set) var gaps = 0
     public private(set) var gapMilliseconds = 0.0
+    /// Forward steps the receiver announced and the timeline has not made yet (nanoseconds).
+    private var announced: [MediaTime] = []
+    /// Steps of the timeline that were the receiver's alignment, not sound missing.
+    public private(set) var alignments = 0
     public private(set) var samples: UInt64 = 0
     /// How much sound was decoded, in nanoseconds (the sum of the buffers' lengths).
     public private(set) var heard: MediaTime = 0
@@ -38,10 +44,28 @@ public struct TickDetector: Sendable {
     /// The last jump of the timeline (a gap, or packets that overlap the ones before): when and by how much.
     public private(set) var lastJump: (at: MediaTime, by: Int64)?
 
+    /// The receiver moved the sound's timeline by `delta` nanoseconds (rtpbin's ts-offset for the sound changed):
+    /// the next forward jump of about that size is that move, not a hole. Backward moves overlap what was heard and
+    /// never look like holes.
+    public mutating func shifted(by delta: Int64) {
+        guard delta > Int64(Self.gapTolerance) else { return }
+        announced.append(MediaTime(delta))
+        if announced.count > 8 { announced.removeFirst() }
+    }
+
     public mutating func feed(_ data: UnsafeBufferPointer<Int16>, channels: Int, rate: Int, pts: MediaTime) -> [Onset] {
         if let expected, pts > expected + Self.gapTolerance {
-            gaps += 1
-            gapMilliseconds += Double(pts - expected) / 1e6
+            var hole = pts - expected
+            // An announced step explains the jump, or the part of it that is its own size.
+            if let i = announced.firstIndex(where: { $0 <= hole + Self.gapTolerance }) {
+                hole = hole > announced[i] ? hole - announced[i] : 0
+                announced.remove(at: i)
+                alignments += 1
+            }
+            if hole > Self.gapTolerance {
+                gaps += 1
+                gapMilliseconds += Double(hole) / 1e6
+            }
         }
         if let expected, pts > expected + Self.gapTolerance || pts + Self.gapTolerance < expected {
             lastJump = (pts, Int64(pts) - Int64(expected))
