@@ -41,6 +41,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "A gst-launch tail fed the H.264 stream (must start with 'appsrc name=in'). Repeatable.")
     var pipeline: [String] = []
 
+    @Option(help: "One more picture of the scene, WIDTHxHEIGHT[@KBPS], drawn with the layout its own size gets and encoded at its own bitrate (default from its size); outputs carry it when named with @WIDTHxHEIGHT (--record small.mp4@416x234). Repeatable.")
+    var rendition: [String] = []
+
     @OptionGroup var duration: DurationOption
     @OptionGroup var encoder: EncoderOptions
 
@@ -142,8 +145,12 @@ struct RunCommand: ParsableCommand {
         guard (1...1000).contains(webrtcMaxViewers) else {
             throw ValidationError("--webrtc-max-viewers must be 1...1000, got \(webrtcMaxViewers)")
         }
-        let specs: [OutputSpec]
-        do { specs = try outputs().specs() } catch { throw ValidationError("\(error)") }
+        let specs: [OutputSpec], renditions: [Rendition], outputRenditions: [Int: (output: String, size: PixelSize)]
+        do {
+            specs = try outputs().specs()
+            renditions = try rendition.map { text throws(OutputSpec.Invalid) in try Rendition.parse(text) }
+            outputRenditions = try outputs().renditions()
+        } catch { throw ValidationError("\(error)") }
         let audioChoice: AudioChoice?
         do { audioChoice = try audio.map { try AudioChoice.parse($0) } } catch { throw ValidationError("\(error)") }
         let codec: AudioCodec
@@ -151,6 +158,14 @@ struct RunCommand: ParsableCommand {
 
         var options = LiveOptions(scene: try loadScene(scene), size: try size.value(), fps: rate.fps, outputs: specs)
         options.duration = duration.duration
+        do {
+            options.renditions = try Rendition.checked(renditions, main: options.size)
+            for (i, named) in outputRenditions {
+                if let r = try Rendition.resolve(named.size, output: named.output, in: options.renditions, main: options.size) {
+                    options.outputRenditions[i] = r
+                }
+            }
+        } catch { throw ValidationError("\(error)") }
         options.injectDrops = try injectDrops.map { try DropPattern.parse($0) }
         options.injectDelayMs = injectDelayMs
         options.audio = audioChoice ?? options.scene.audio

@@ -14,26 +14,47 @@ public struct OutputRequest: Sendable, Equatable {
     public init() {}
 
     /// Every output, checked; the first problem is thrown with what to do about it.
-    public func specs() throws(OutputSpec.Invalid) -> [OutputSpec] {
+    public func specs() throws(OutputSpec.Invalid) -> [OutputSpec] { try entries().map(\.spec) }
+
+    /// The rendition each output names with a trailing `@WxH` (`small.mp4@416x234`), by its index in `specs()`, with
+    /// the output's text before the `@`.
+    public func renditions() throws(OutputSpec.Invalid) -> [Int: (output: String, size: PixelSize)] {
+        var byIndex: [Int: (output: String, size: PixelSize)] = [:]
+        for (i, e) in try entries().enumerated() { if let r = e.rendition { byIndex[i] = (e.text, r) } }
+        return byIndex
+    }
+
+    private func entries() throws(OutputSpec.Invalid) -> [(spec: OutputSpec, rendition: PixelSize?, text: String)] {
         if (rtspUser == nil) != (rtspPassword == nil) {
             throw OutputSpec.Invalid(description: "--rtsp-user and a password (--rtsp-password or PIPCOMPOSE_RTSP_PASSWORD) "
                                      + "go together")
         }
-        var specs: [OutputSpec] = []
+        var entries: [(spec: OutputSpec, rendition: PixelSize?, text: String)] = []
         if rtsp != nil || rtspUser != nil {
+            if let rtsp, Rendition.splitOutput(rtsp).rendition != nil {
+                throw OutputSpec.Invalid(description: "--rtsp '\(rtsp)': the RTSP server serves the main picture; record "
+                                         + "or push a rendition instead (--record FILE@WxH, --push URL@WxH)")
+            }
             var endpoint = try rtsp.map { text throws(OutputSpec.Invalid) in try RTSPEndpoint.parse(text) } ?? RTSPEndpoint()
             endpoint.user = rtspUser
             endpoint.password = rtspPassword
-            specs.append(.rtsp(endpoint))
+            entries.append((.rtsp(endpoint), nil, rtsp ?? ""))
         }
-        for r in records { specs.append(try OutputSpec.record(r, policy: recordResize)) }
-        for p in pushes { specs.append(try OutputSpec.push(p)) }
+        for r in records {
+            let (path, rendition) = Rendition.splitOutput(r)
+            entries.append((try OutputSpec.record(path, policy: recordResize), rendition, path))
+        }
+        for p in pushes {
+            let (url, rendition) = Rendition.splitOutput(p)
+            entries.append((try OutputSpec.push(url), rendition, url))
+        }
         for p in pipelines {
-            guard FileManager.default.isReadableFile(atPath: p) else {
-                throw OutputSpec.Invalid(description: "--pipeline '\(p)': no such readable file")
+            let (path, rendition) = Rendition.splitOutput(p)
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw OutputSpec.Invalid(description: "--pipeline '\(path)': no such readable file")
             }
-            specs.append(.custom(path: p))
+            entries.append((.custom(path: path), rendition, path))
         }
-        return specs
+        return entries
     }
 }

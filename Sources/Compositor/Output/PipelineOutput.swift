@@ -63,6 +63,8 @@ public final class PipelineOutput: @unchecked Sendable {
     static let recordingBatch: MediaTime = 100_000_000
     /// Written into the container by the element named `mux`, when it takes tags.
     public var title: String?
+    /// The rendition it carries (`small.mp4@416x234`); nil: the main picture. Set before it starts.
+    public var rendition: PixelSize?
     /// Told of failures and recoveries (the session turns them into control events).
     public var onEvent: (@Sendable (SessionEvent) -> Void)?
     /// The stream has an audio track and this output's pipeline carries it (an `[audio]` chain).

@@ -19,6 +19,8 @@ public final class FrameLoop: @unchecked Sendable {
         public var injected: UInt64 = 0
         public var size = PixelSize(width: 0, height: 0)
         public var frame: Int64 = 0
+        /// Frames drawn for each rendition (`--rendition`), wholly, in part or sent again unchanged.
+        public var renditionFrames: [PixelSize: UInt64] = [:]
     }
 
     public let renderer: Renderer
@@ -46,6 +48,10 @@ public final class FrameLoop: @unchecked Sendable {
     public var afterFrame: ((MediaTime) -> Void)?
     /// Frames to leave out on purpose (set before `start`).
     public var dropPattern: DropPattern?
+    /// The renditions, each drawn with its own layout at the main picture's frame times (set before `start`).
+    public var renditions: [RenditionPicture] = []
+    /// The encoders of the renditions some output carries now, read each frame: the others are not drawn.
+    public var renditionEncoders: (@Sendable () -> [PixelSize: Encoder])?
     public let duration: Double?
     private let lock = NSLock()
     private var producer: FrameProducer
@@ -187,7 +193,11 @@ public final class FrameLoop: @unchecked Sendable {
                 commands = []
                 return c
             }
-            for c in pending { c(renderer, media) }
+            // Every rendition gets the same changes before the same frame.
+            for c in pending {
+                c(renderer, media)
+                for r in renditions { c(r.renderer, media) }
+            }
             // Wall time to the millisecond, as the timecode strip records it: a clock showing milliseconds then
             // shows the strip's value (ICU rounds to the nearest millisecond), and a reference render from the
             // strip is the same picture.
@@ -207,13 +217,15 @@ public final class FrameLoop: @unchecked Sendable {
                 continue
             }
             buffer.stamp(pts: MediaTime(target), duration: MediaTime(frameNs))
-            if let dropPattern, dropPattern.drops(n) {
+            let dropped = dropPattern?.drops(n) ?? false
+            // An encoder that is behind makes the loop wait (bounded) rather than lose a drawn frame.
+            let deadline = Date().addingTimeInterval(Self.encoderWaitLimit)
+            if dropped {
                 lock.withLock { _stats.injected += 1 }
             } else {
-                // An encoder that is behind makes the loop wait (bounded) rather than lose a drawn frame.
-                let deadline = Date().addingTimeInterval(Self.encoderWaitLimit)
                 for e in encoders() { e.push(buffer, waitingUntil: deadline) }
             }
+            drawRenditions(at: time, pts: MediaTime(target), duration: MediaTime(frameNs), dropped: dropped, deadline: deadline)
             afterFrame?(MediaTime(target))
             lock.withLock { _stats.frame = n }
             if !sentFirst {
@@ -221,6 +233,24 @@ public final class FrameLoop: @unchecked Sendable {
                 onFirstFrame?()
             }
             n += 1
+        }
+    }
+
+    /// Draws each rendition some output carries at the main picture's frame time and hands it to its encoder; a
+    /// rendition nobody carries costs nothing. A frame the drop pattern leaves out is left out of every rendition.
+    private func drawRenditions(at time: FrameTime, pts: MediaTime, duration: MediaTime, dropped: Bool, deadline: Date) {
+        guard !renditions.isEmpty, let wanted = renditionEncoders?(), !wanted.isEmpty else { return }
+        for r in renditions {
+            guard let encoder = wanted[r.size] else { continue }
+            do {
+                let (b, drawn) = try r.producer.produce(r.renderer, at: time)
+                b.stamp(pts: pts, duration: duration)
+                if drawn { r.rendered += 1 } else { r.repeated += 1 }
+                if !dropped { encoder.push(b, waitingUntil: deadline) }
+                lock.withLock { _stats.renditionFrames[r.size, default: 0] += 1 }
+            } catch {
+                log("rendition \(r.size), frame \(time.frame): \(error)")
+            }
         }
     }
 }

@@ -23,6 +23,10 @@ public struct LiveOptions: Sendable {
     public var webrtc: WebRTCSettings?
     /// Web widgets' pages: the most memory each page's processes may use together (`--web-memory-limit`).
     public var web = WebSettings()
+    /// More pictures of the scene, each drawn with its own layout and encoded on its own (`--rendition`).
+    public var renditions: [Rendition] = []
+    /// The rendition each output carries, by its index in `outputs` (`small.mp4@416x234`); absent: the main picture.
+    public var outputRenditions: [Int: PixelSize] = [:]
 
     public init(scene: Scene, size: PixelSize? = nil, fps: Int? = nil, outputs: [OutputSpec] = []) {
         self.scene = scene

@@ -22,21 +22,23 @@ extension LiveSession {
     }
 
     /// The output for `spec` from its pipeline file, not yet started; `location` overrides a recording's path
-    /// (the numbered files of a split recording).
-    func makePipelineOutput(_ spec: OutputSpec, index: Int, location override: String?) throws -> PipelineOutput {
+    /// (the numbered files of a split recording); `rendition` names the picture it carries (its id ends `@WxH`).
+    func makePipelineOutput(_ spec: OutputSpec, index: Int, location override: String?,
+                            rendition: PixelSize? = nil) throws -> PipelineOutput {
         let tags = PipelineTemplate.titleTags(options.scene.title)
+        let suffix = rendition.map { "@\($0)" } ?? ""
         let out: PipelineOutput
         switch spec {
         case .record(let path, let format, _):
             let location = override ?? path
-            out = PipelineOutput(id: "record:\(location)", spec: spec,
+            out = PipelineOutput(id: "record:\(location)\(suffix)", spec: spec,
                                  template: try PipelineTemplate.load("record-\(format.rawValue)"),
                                  values: ["location": PipelineTemplate.quoted(location)],
                                  maxQueued: options.fps * 2, audio: soundCodec(format == .mkv ? options.mkvAudioCodec : .aac),
                                  log: log)
         case .push(let url, "rtp"):
             let target = try rtpTarget(url)
-            out = PipelineOutput(id: "push:\(url)", spec: spec, template: try PipelineTemplate.load("push-rtp"),
+            out = PipelineOutput(id: "push:\(url)\(suffix)", spec: spec, template: try PipelineTemplate.load("push-rtp"),
                                  values: ["host": PipelineTemplate.quoted(target.host), "port": String(target.videoPort),
                                           "rtcp_port": String(target.videoPort + 1),
                                           "bind_address": target.host.contains(":") ? "::" : "0.0.0.0",
@@ -45,11 +47,11 @@ extension LiveSession {
                                           "pt": String(target.videoPayloadType), "audio_pt": String(target.audioPayloadType)],
                                  maxQueued: options.fps / 2, audio: target.audioPort == nil ? nil : .opus, log: log)
         case .push(let url, let scheme):
-            out = PipelineOutput(id: "push:\(url)", spec: spec, template: try PipelineTemplate.load("push-\(scheme)"),
+            out = PipelineOutput(id: "push:\(url)\(suffix)", spec: spec, template: try PipelineTemplate.load("push-\(scheme)"),
                                  values: ["location": PipelineTemplate.quoted(url)],
                                  maxQueued: options.fps / 2, audio: soundCodec(.aac), log: log)
         case .custom(let path):
-            out = PipelineOutput(id: "pipeline:\(URL(fileURLWithPath: path).lastPathComponent)#\(index)", spec: spec,
+            out = PipelineOutput(id: "pipeline:\(URL(fileURLWithPath: path).lastPathComponent)#\(index)\(suffix)", spec: spec,
                                  template: try PipelineTemplate.load(path: path),
                                  values: ["tags": tags, "title": PipelineTemplate.quoted(options.scene.title)],
                                  maxQueued: options.fps, audio: soundCodec(.aac), log: log)
@@ -57,6 +59,7 @@ extension LiveSession {
             throw OutputSpec.Invalid(description: "internal: rtsp is not a pipeline output")
         }
         out.title = options.scene.title
+        out.rendition = rendition
         if let audio { out.hear(audio) }
         let events = self.events
         out.onEvent = { events.publish($0) }

@@ -107,6 +107,13 @@ public final class LiveSession: @unchecked Sendable {
             musicTemplate = t
             dump.append(("music", try t.render(["uri": "\"\(PipelineTemplate.quoted(musicFiles[0].uri))\""])))
         }
+        if !options.renditions.isEmpty,
+           let w = options.scene.widgets.first(where: { $0.type == VideoConfig.type || $0.type == WebConfig.type }) {
+            // Their inputs and pages are made for one box in one picture.
+            throw OutputSpec.Invalid(description: "--rendition: widget '\(w.id)' is a \(w.type) widget, and renditions "
+                                     + "of scenes with video layers or web widgets are not made yet; record or push the "
+                                     + "main picture, or draw the scene without them")
+        }
         var outputs: [PipelineOutput] = []
         for (i, spec) in options.outputs.enumerated() {
             switch spec {
@@ -116,7 +123,7 @@ public final class LiveSession: @unchecked Sendable {
                 rtsp = out
                 dump.append(("rtsp \(endpoint.url)", out.mediaLaunch))
             default:
-                let out = try makePipelineOutput(spec, index: i, location: nil)
+                let out = try makePipelineOutput(spec, index: i, location: nil, rendition: options.outputRenditions[i])
                 guard !outputs.contains(where: { $0.id == out.id }) else {
                     throw OutputSpec.Invalid(description: "\(out.id) is given twice")
                 }
@@ -154,13 +161,39 @@ public final class LiveSession: @unchecked Sendable {
     }
 
     /// An encoder for frames of `liveSize` (what the render size is, or becomes at a resize), letterboxed into
-    /// `fixed` when given.
-    func makeEncoder(fixed: PixelSize?, liveSize: PixelSize, rawCaps: String) throws -> Encoder {
-        let e = try Encoder(template: encoderTemplate!, settings: options.encoder, kind: encoderKind,
+    /// `fixed` when given; `settings` other than the run's for a rendition's own bitrate.
+    func makeEncoder(fixed: PixelSize?, liveSize: PixelSize, rawCaps: String, settings: EncoderSettings? = nil) throws -> Encoder {
+        let e = try Encoder(template: encoderTemplate!, settings: settings ?? options.encoder, kind: encoderKind,
                             liveSize: liveSize, fixedSize: fixed, fps: options.fps, rawCaps: rawCaps,
                             onError: { [log] e in log("encoder \(fixed.map { "\($0)" } ?? "live"): \(e)") })
         e.delay(by: options.injectDelayMs, fps: options.fps)
         return e
+    }
+
+    /// Each rendition's picture, handed to the frame loop, and its encoder, at its own bitrate (the size's default
+    /// without one).
+    private func makeRenditions(_ loop: FrameLoop) throws -> [PixelSize: Encoder] {
+        var encoders: [PixelSize: Encoder] = [:]
+        var pictures: [RenditionPicture] = []
+        var scene = options.scene
+        scene.fps = options.fps
+        do {
+            for r in options.renditions {
+                let picture = try RenditionPicture(scene: scene, size: r.size, fps: options.fps, warn: { _ in })
+                var settings = options.encoder
+                // Its own bitrate, or its size's default (not the main picture's --bitrate).
+                settings.bitrate = r.bitrateKbps ?? 0
+                encoders[r.size] = try makeEncoder(fixed: nil, liveSize: r.size, rawCaps: picture.caps, settings: settings)
+                pictures.append(picture)
+            }
+        } catch {
+            for e in encoders.values { e.finish(timeout: 2) }
+            throw error
+        }
+        loop.renditions = pictures
+        let running = self.running
+        loop.renditionEncoders = { running.value?.watched ?? [:] }
+        return encoders
     }
 
     /// Starts serving, recording and pushing, then the frame loop.
@@ -207,6 +240,7 @@ public final class LiveSession: @unchecked Sendable {
         }
         let live = try makeEncoder(fixed: nil, liveSize: renderer.size, rawCaps: loop.rawCaps)
         live.onNewSize = { [weak self] size in self?.encodedNewSize(size) }
+        let renditions = try makeRenditions(loop)
         rtsp?.frameClockBase = { [weak loop] in loop?.clock.baseTime }
         for server in servers { server.feed(from: live) }
         try owner.sync {
@@ -214,21 +248,23 @@ public final class LiveSession: @unchecked Sendable {
             var outputs: [String: PipelineOutput] = [:]
             do {
                 for out in prepared {
-                    topology = try topology.adding(Topology.Output(id: out.id, spec: out.spec, location: out.location))
+                    topology = try topology.adding(Topology.Output(id: out.id, spec: out.spec, location: out.location,
+                                                                   rendition: out.rendition))
                     outputs[out.id] = out
-                    out.feed(from: live)
+                    out.feed(from: out.rendition.flatMap { renditions[$0] } ?? live)
                     try out.open()
                 }
             } catch {
                 for out in prepared { out.finish(timeout: 2) }
                 live.finish(timeout: 2)
+                for e in renditions.values { e.finish(timeout: 2) }
                 audio?.finish(at: 0, timeout: 2)
                 stopMusic()
                 for server in servers { _ = server.finish(timeout: 2) }
                 throw error
             }
             lock.withLock { ran = prepared }
-            running.value = RunningGraph(topology: topology, live: live, outputs: outputs)
+            running.value = RunningGraph(topology: topology, live: live, renditions: renditions, outputs: outputs)
         }
         startVideoInputs()
         startPages()
@@ -270,7 +306,7 @@ public final class LiveSession: @unchecked Sendable {
             return true
         }
         var ok = true
-        let encoders = graph.encoders
+        let encoders = graph.allEncoders
         // The sound ends where the last frame ends: both tracks within one frame of each other.
         if let audio, let loop {
             let end = loop.clock.time(ofFrame: loop.stats.frame + 1)

@@ -7,19 +7,32 @@ final class RunningGraph: Sendable {
     let live: Encoder
     let fixed: [PixelSize: Encoder]
     let outputs: [String: PipelineOutput]
-    /// Every encoder, the live one first: what the frame loop feeds.
+    /// One encoder per rendition (`--rendition`), for the whole run.
+    let renditions: [PixelSize: Encoder]
+    /// Every encoder of the main picture, the live one first: what the frame loop feeds the main picture to.
     let encoders: [Encoder]
+    /// The encoders of the renditions some output carries now: the renditions the frame loop draws.
+    let watched: [PixelSize: Encoder]
 
-    init(topology: Topology, live: Encoder, fixed: [PixelSize: Encoder] = [:], outputs: [String: PipelineOutput]) {
+    init(topology: Topology, live: Encoder, fixed: [PixelSize: Encoder] = [:], renditions: [PixelSize: Encoder] = [:],
+         outputs: [String: PipelineOutput]) {
         self.topology = topology
         self.live = live
         self.fixed = fixed
+        self.renditions = renditions
         self.outputs = outputs
         encoders = [live] + fixed.keys.sorted { ($0.width, $0.height) < ($1.width, $1.height) }.compactMap { fixed[$0] }
+        watched = renditions.filter { topology.watchedRenditions.contains($0.key) }
+    }
+
+    /// Every encoder, the renditions' too: what is drained at the end.
+    var allEncoders: [Encoder] {
+        encoders + renditions.keys.sorted { ($0.width, $0.height) < ($1.width, $1.height) }.compactMap { renditions[$0] }
     }
 
     func replacing(topology: Topology, fixed: [PixelSize: Encoder]? = nil, outputs: [String: PipelineOutput]? = nil) -> RunningGraph {
-        RunningGraph(topology: topology, live: live, fixed: fixed ?? self.fixed, outputs: outputs ?? self.outputs)
+        RunningGraph(topology: topology, live: live, fixed: fixed ?? self.fixed, renditions: renditions,
+                     outputs: outputs ?? self.outputs)
     }
 
     /// The encoder behind `feed`, if it exists.
@@ -27,6 +40,7 @@ final class RunningGraph: Sendable {
         switch feed {
         case .live: live
         case .fixed(let s): fixed[s]
+        case .rendition(let s): renditions[s]
         }
     }
 

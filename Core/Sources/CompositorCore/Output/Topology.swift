@@ -26,11 +26,14 @@ public struct Topology: Sendable, Equatable {
         case live
         /// An encoder that letterboxes every frame into this size (for a `fit` file).
         case fixed(PixelSize)
+        /// The encoder of a rendition: the scene drawn at this size with its own layout (`--rendition`).
+        case rendition(PixelSize)
 
         public var description: String {
             switch self {
             case .live: "live"
             case .fixed(let s): "fixed \(s)"
+            case .rendition(let s): "rendition \(s)"
             }
         }
     }
@@ -45,13 +48,17 @@ public struct Topology: Sendable, Equatable {
         public var feed: Feed
         /// The picture size of a file that cannot change size (MP4, MKV); nil for the rest.
         public var fileSize: PixelSize?
+        /// The rendition it carries (`small.mp4@416x234`); nil: the main picture.
+        public var rendition: PixelSize?
 
-        public init(id: String, spec: OutputSpec, location: String? = nil, feed: Feed = .live, fileSize: PixelSize? = nil) {
+        public init(id: String, spec: OutputSpec, location: String? = nil, feed: Feed = .live, fileSize: PixelSize? = nil,
+                    rendition: PixelSize? = nil) {
             self.id = id
             self.spec = spec
             self.location = location
             self.feed = feed
             self.fileSize = fileSize
+            self.rendition = rendition
         }
     }
 
@@ -79,7 +86,11 @@ public struct Topology: Sendable, Equatable {
 
     public func output(_ id: String) -> Output? { outputs.first { $0.id == id } }
 
-    /// A topology with `output` added, fed by the live encoder; a fixed-size file takes the size of now.
+    /// The renditions some output carries: the only ones worth drawing and encoding.
+    public var watchedRenditions: Set<PixelSize> { Set(outputs.compactMap(\.rendition)) }
+
+    /// A topology with `output` added, fed by the live encoder (a fixed-size file takes the size of now), or by its
+    /// rendition's encoder.
     public func adding(_ output: Output) throws(Refusal) -> Topology {
         guard self.output(output.id) == nil else { throw .alreadyRunning("\(output.id) is already running") }
         if let clash = outputs.first(where: { output.spec.sharesRTPPort(with: $0.spec) }) {
@@ -88,8 +99,8 @@ public struct Topology: Sendable, Equatable {
         }
         var next = self
         var o = output
-        o.feed = .live
-        if case .record(_, let format, _) = o.spec, format.fixedSize { o.fileSize = size }
+        o.feed = o.rendition.map { .rendition($0) } ?? .live
+        if case .record(_, let format, _) = o.spec, format.fixedSize { o.fileSize = o.rendition ?? size }
         next.outputs.append(o)
         return next
     }
@@ -124,7 +135,8 @@ public struct Topology: Sendable, Equatable {
         var kept: [Output] = []
         var started: [Output] = []
         for var o in outputs {
-            guard case .record(let path, let format, let policy) = o.spec, format.fixedSize,
+            // A rendition keeps its size whatever the main picture does.
+            guard o.rendition == nil, case .record(let path, let format, let policy) = o.spec, format.fixedSize,
                   let fileSize = o.fileSize else {
                 kept.append(o)
                 continue

@@ -1,0 +1,22 @@
+import Foundation
+
+/// A rendition's own drawing (`--rendition`): the scene's renderer at the rendition's size, with the layout that
+/// size gets, and the producer of its frames. The frame loop draws it at the same frame times as the main picture,
+/// with the same widget updates, and only while some output carries it. Used only on the frame loop's thread.
+public final class RenditionPicture {
+    public let size: PixelSize
+    let renderer: Renderer
+    let producer: FrameProducer
+    /// Frames drawn (wholly or in part) and sent again unchanged.
+    var rendered: UInt64 = 0
+    var repeated: UInt64 = 0
+
+    public init(scene: Scene, size: PixelSize, fps: Int, warn: @escaping (String) -> Void) throws {
+        self.size = size
+        renderer = Renderer(scene: scene, size: size, warn: warn)
+        producer = try FrameProducer(size: size, fps: fps)
+    }
+
+    /// The raw caps its frames carry, for its encoder.
+    public var caps: String { producer.caps }
+}

@@ -1,0 +1,132 @@
+import Compositor
+import Foundation
+import Testing
+import TestSupport
+
+/// Every frame of a video file decoded by ffmpeg to 8-bit gray: its strip's frame number (nil: unreadable) and the
+/// mean brightness of the rows from `from` (a fraction of the height) down.
+func grayFrames(_ path: String, size: PixelSize, below from: Double, in dir: TempDir) throws -> [(frame: UInt64?, mean: Double)] {
+    let raw = dir.file(URL(fileURLWithPath: path).lastPathComponent + ".gray")
+    let r = try tool(["ffmpeg", "-hide_banner", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "gray", "-y", raw],
+                     timeout: 90)
+    #expect(r.status == 0, "\(r.err)")
+    let data = try Data(contentsOf: URL(fileURLWithPath: raw))
+    let frameBytes = size.width * size.height
+    let top = Int(Double(size.height) * from)
+    return stride(from: 0, to: data.count - frameBytes + 1, by: frameBytes).map { start in
+        data.withUnsafeBytes { all in
+            let frame = UnsafeRawBufferPointer(rebasing: all[start..<(start + frameBytes)])
+            let reading = TimecodeCodec.read(luma: frame, width: size.width, height: size.height, stride: size.width)
+            var sum = 0
+            for i in (top * size.width)..<frameBytes { sum += Int(frame[i]) }
+            return (reading?.frame, Double(sum) / Double(frameBytes - top * size.width))
+        }
+    }
+}
+
+extension EndToEnd {
+    @Suite(.serialized) struct RenditionTests {
+        /// Two renditions beside the main picture, recorded in one run: each file has its rendition's size and the
+        /// layout that size gets (the scene drawn at that size, not the main picture scaled down: that one the
+        /// same comparison finds wrong), the same frame numbers in every strip, and a widget update made while
+        /// they record is in all three from the same frame on.
+        @Test func renditionsAreDrawnForTheirOwnSizeOnOneClock() throws {
+            let dir = try TempDir()
+            let scene = try dir.write("renditions.yaml", """
+            title: Renditions
+            size: 640x360
+            fps: 30
+            background: "#1d3557"
+            widgets:
+              - {id: strip, type: timecode, place: {edge: top, size: 0.12}}
+              - {id: label, type: text, text: "one scene, three sizes", place: {edge: bottom, size: 0.2}}
+              - {id: note, type: text, text: "before", align: center, place: fill}
+            """)
+            let updated = try dir.write("updated.yaml", try String(contentsOfFile: scene, encoding: .utf8)
+                .replacingOccurrences(of: "text: \"before\"", with: "text: \"AFTER THE UPDATE\""))
+            let files = ["main": (dir.file("main.mp4"), PixelSize(width: 640, height: 360)),
+                         "small": (dir.file("small.mp4"), PixelSize(width: 320, height: 180)),
+                         "mid": (dir.file("mid.ts"), PixelSize(width: 416, height: 234))]
+            let (p, _) = try startLive([scene, "--rendition", "320x180", "--rendition", "416x234@300",
+                                        "--record", files["main"]!.0, "--record", files["small"]!.0 + "@320x180",
+                                        "--record", files["mid"]!.0 + "@416x234"], rtsp: false)
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            #expect(p.waitForFrames("record:\(files["small"]!.0)@320x180", atLeast: 30), "\(p.allOutput)")
+            let (status, _) = http("PATCH", c + "/v1/widgets/note", body: Data(#"{"text": "AFTER THE UPDATE"}"#.utf8))
+            #expect(status == 200)
+            #expect(p.waitForFrames("record:\(files["mid"]!.0)@416x234", atLeast: 90), "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit(timeout: 30) == 0, "\(p.allOutput)")
+
+            var changedAt: [String: UInt64] = [:]
+            var numbers: [String: [UInt64]] = [:]
+            for (name, (path, size)) in files {
+                #expect(try frameSizes(path).allSatisfy { $0 == "\(size)" }, "\(name)")
+                let frames = try grayFrames(path, size: size, below: 0.3, in: dir)
+                #expect(frames.count >= 90, "\(name): \(frames.count) frames")
+                #expect(frames.allSatisfy { $0.frame != nil }, "\(name): unreadable strips")
+                numbers[name] = frames.compactMap(\.frame)
+                // The note's area changes once, at the update; the first frame that differs from the first one.
+                let first = try #require(frames.first)
+                changedAt[name] = frames.first { abs($0.mean - first.mean) > 1 }?.frame ?? nil
+            }
+            #expect(numbers["small"] == numbers["main"] && numbers["mid"] == numbers["main"],
+                    "frame numbers differ: \(numbers.mapValues { ($0.first ?? 0, $0.last ?? 0, $0.count) })")
+            let update = try #require(changedAt["main"], "the update never showed: \(changedAt)")
+            #expect(changedAt["small"] == update && changedAt["mid"] == update, "\(changedAt)")
+
+            // Each picture against the scene drawn at its own size, the update included from that frame on: the
+            // updated scene for the frames after it, so frames before it are the ones the probe finds different.
+            for (name, (path, _)) in files {
+                let r = try probe([path, "--reference", updated])
+                let seen = try ProbeResult(json: r.out)
+                #expect(r.status == 0 && seen.unreadable == 0, "\(name): \(r.err)")
+                #expect(seen.compared >= 90, "\(name): \(seen.fidelity)")
+                // Before the update the note said "before": exactly those frames differ from the updated scene.
+                #expect(seen.corrupt == Int(update - (numbers[name]?.first ?? 0)), "\(name): \(seen.fidelity)")
+            }
+            // The main picture scaled down to the small rendition's size is not its layout.
+            let scaled = dir.file("scaled.mkv")
+            let s = try tool(["ffmpeg", "-hide_banner", "-v", "error", "-i", files["main"]!.0, "-vf", "scale=320:180",
+                              "-c:v", "ffv1", "-y", scaled], timeout: 90)
+            #expect(s.status == 0, "\(s.err)")
+            let r = try probe([scaled, "--reference", updated])
+            let seen = try ProbeResult(json: r.out)
+            #expect(seen.corrupt > seen.compared / 2, "the scaled main picture passed as the 320x180 layout: \(seen.fidelity)")
+        }
+
+        /// Renditions and the outputs that name them are checked before anything starts, each with its rule.
+        @Test(arguments: [
+            (["--rendition", "0x234"], "positive"),
+            (["--rendition", "417x234"], "even"),
+            (["--rendition", "416x234@0"], "kbit/s"),
+            (["--rendition", "416x234@fast"], "kbit/s"),
+            (["--rendition", "9000x9000"], "largest"),
+            (["--rendition", "416x234", "--rendition", "416x234@500"], "twice"),
+            (["--rendition", "640x360"], "main picture's size"),
+            (["--record", "/tmp/x.mp4@416x234"], "names no rendition"),
+            (["--rendition", "320x180", "--record", "/tmp/x.mp4@416x234"], "renditions: 320x180"),
+            (["--rendition", "320x180", "--rtsp", "127.0.0.1:0/pip@320x180"], "serves the main picture"),
+        ])
+        func badRenditionsAreRefusedWithTheRule(extra: [String], words: String) throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let r = try tool([binary, "run", scene, "--size", "640x360", "--duration", "1", "--no-control"] + extra)
+            #expect(r.status != 0, "\(extra): \(r.out)")
+            #expect(r.err.contains(words), "\(extra): \(r.err)")
+            #expect(!FileManager.default.fileExists(atPath: "/tmp/x.mp4"))
+        }
+
+        /// A scene with a video layer or a web widget has no renditions yet: refused before start, with what to do.
+        @Test func renditionsOfAVideoLayerAreRefused() throws {
+            let dir = try TempDir()
+            let scene = try dir.write("video.yaml", """
+            size: 640x360
+            widgets:
+              - {id: layer, type: video, source: "test:smpte", place: fill}
+            """)
+            let r = try tool([binary, "run", scene, "--rendition", "320x180", "--duration", "1", "--no-control"])
+            #expect(r.status != 0 && r.err.contains("video widget") && r.err.contains("renditions"), "\(r.err)")
+        }
+    }
+}
