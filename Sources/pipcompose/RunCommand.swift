@@ -213,6 +213,10 @@ struct RunCommand: ParsableCommand {
         }
         if let url = started.rtspURL { say("serving \(url)") }
         for id in started.outputs { say("output \(id)") }
+        for r in run.session.status.renditions {
+            say("rendition \(r.size) at \(r.bitrateKbps) kbit/s: " + (r.outputs.isEmpty ? "no output carries it; not drawn"
+                                                                 : r.outputs.joined(separator: ", ")))
+        }
         let o = run.settings.options
         say("\(o.size) at \(o.fps) fps; type 'resize WxH' + Enter to resize, Ctrl-C to stop")
         let ok = run.waitForEnd()

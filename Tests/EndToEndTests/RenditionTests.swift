@@ -95,6 +95,61 @@ extension EndToEnd {
             #expect(seen.corrupt > seen.compared / 2, "the scaled main picture passed as the 320x180 layout: \(seen.fidelity)")
         }
 
+        /// Over the control API a recording of a rendition starts and stops like any other; a rendition no output
+        /// carries is not drawn (its frame count stands still while the main picture's goes on), and one the run
+        /// does not have is refused with the ones it has.
+        @Test func theControlAPIRecordsARenditionAndNobodyWatchingCostsNothing() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let (p, _) = try startLive([scene, "--rendition", "320x180", "--record-dir", dir.path], rtsp: false)
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            func status() throws -> (frame: Int, rendition: [String: Any]) {
+                let (code, body) = http("GET", c + "/v1/status")
+                let json = try #require(try? JSONSerialization.jsonObject(with: body) as? [String: Any], "\(code)")
+                let r = try #require((json["renditions"] as? [[String: Any]])?.first, "\(json)")
+                return (json["frame"] as? Int ?? -1, r)
+            }
+            /// Waits for a status line ("status: 640x360 frame N rendered …") past frame `n`.
+            func waitForFrame(_ n: Int) -> Bool {
+                p.waitForLine(timeout: 30) { line in
+                    guard let r = line.range(of: #"frame (\d+) rendered"#, options: .regularExpression) else { return false }
+                    return (Int(line[r].split(separator: " ")[1]) ?? 0) >= n
+                } != nil
+            }
+            #expect(waitForFrame(30))
+            let idle = try status()
+            #expect(idle.frame >= 30 && idle.rendition["frames"] as? Int == 0 && idle.rendition["encoded"] as? Int == 0,
+                    "\(idle)")
+            let file = dir.file("api.mp4")
+            let (refused, why) = http("POST", c + "/v1/outputs", body: Data(#"{"record": "\#(dir.file("no.mp4"))", "rendition": "416x234"}"#.utf8))
+            #expect(refused == 422 && String(decoding: why, as: UTF8.self).contains("renditions: 320x180"))
+            #expect(!FileManager.default.fileExists(atPath: dir.file("no.mp4")))
+            let (code, started) = http("POST", c + "/v1/outputs", body: Data(#"{"record": "\#(file)", "rendition": "320x180"}"#.utf8))
+            #expect(code == 200, "\(String(decoding: started, as: UTF8.self))")
+            let id = "record:\(file)@320x180"
+            #expect((try? JSONSerialization.jsonObject(with: started) as? [String: String])?["started"] == id)
+            #expect(p.waitForFrames(id, atLeast: 45), "\(p.allOutput)")
+            let watched = try status()
+            #expect(watched.rendition["outputs"] as? [String] == [id] && (watched.rendition["frames"] as? Int ?? 0) > 0,
+                    "\(watched)")
+            let (stopped, _) = http("DELETE", c + "/v1/outputs?id=" + (id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id))
+            #expect(stopped == 202)
+            // Once nothing carries it, its count stands still while the main picture goes on.
+            let left = try status()
+            #expect(waitForFrame(left.frame + 30))
+            let later = try status()
+            #expect(later.frame >= left.frame + 30, "\(later)")
+            #expect((later.rendition["frames"] as? Int ?? -1) <= (left.rendition["frames"] as? Int ?? 0) + 1,
+                    "drawn with nobody watching: \(left.rendition) then \(later.rendition)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit(timeout: 30) == 0, "\(p.allOutput)")
+            #expect(try frameSizes(file).allSatisfy { $0 == "320x180" })
+            #expect((try decodedFrames(file) ?? 0) >= 45)
+            let r = try probe([file, "--reference", scene])
+            let seen = try ProbeResult(json: r.out)
+            #expect(r.status == 0 && seen.unreadable == 0 && seen.corrupt == 0 && seen.compared >= 45, "\(seen.fidelity)")
+        }
+
         /// Renditions and the outputs that name them are checked before anything starts, each with its rule.
         @Test(arguments: [
             (["--rendition", "0x234"], "positive"),

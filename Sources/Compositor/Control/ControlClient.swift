@@ -87,13 +87,24 @@ public struct ControlClient: Sendable {
         return (http?.statusCode ?? 0, headers, data)
     }
 
-    /// Starts a recording or push; returns its id.
+    /// Starts a recording or push; returns its id. A trailing `@WxH` (`small.mp4@416x234`) names the rendition it
+    /// carries.
     public func startOutput(record path: String? = nil, push url: String? = nil, overwrite: Bool = false)
         throws(Failure) -> String {
         var body: [String: JSONValue] = [:]
-        if let path { body["record"] = .string(URL(fileURLWithPath: path).path) }
+        var rendition: PixelSize?
+        if let path {
+            let (file, size) = Rendition.splitOutput(path)
+            body["record"] = .string(URL(fileURLWithPath: file).path)
+            rendition = size
+        }
         if overwrite { body["overwrite"] = .bool(true) }
-        if let url { body["push"] = .string(url) }
+        if let url {
+            let (target, size) = Rendition.splitOutput(url)
+            body["push"] = .string(target)
+            rendition = size
+        }
+        if let rendition { body["rendition"] = .string(rendition.description) }
         let data = try send("POST", "/v1/outputs", json: body)
         return (try? JSONDecoder().decode([String: String].self, from: data))?["started"] ?? ""
     }

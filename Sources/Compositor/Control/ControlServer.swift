@@ -182,7 +182,15 @@ public final class ControlServer: @unchecked Sendable {
             } catch let e as OutputSpec.Invalid {
                 throw HTTPError(.unprocessableContent, message: e.description)
             }
-            do { return try Self.json(["started": try session.startOutput(spec)]) } catch {
+            var rendition: PixelSize?
+            if let v = body["rendition"] {
+                guard case .string(let text) = v, let size = try? RenderSize.parse(text) else {
+                    if let claimed { RecordingPlace.release(claimed) }
+                    throw HTTPError(.badRequest, message: "'rendition' is a size like \"416x234\", one of the run's --rendition")
+                }
+                rendition = size
+            }
+            do { return try Self.json(["started": try session.startOutput(spec, rendition: rendition)]) } catch {
                 // The empty file made to hold the name goes when the recording does not start.
                 if let claimed { RecordingPlace.release(claimed) }
                 throw Self.http(error)

@@ -16,7 +16,8 @@ public protocol ControlledSession: AnyObject, Sendable {
     func skip(by seconds: Double) throws(ControlError) -> SkipOutcome
     func skipTrack(forward: Bool) throws(ControlError) -> SkipOutcome
     func updateWidget(id: String, properties: [String: JSONValue]) throws(ControlError)
-    func startOutput(_ spec: OutputSpec) throws(ControlError) -> String
+    /// Starts a recording or push of the main picture, or of `rendition` (one of the run's `--rendition`s).
+    func startOutput(_ spec: OutputSpec, rendition: PixelSize?) throws(ControlError) -> String
     func stopOutput(id: String) throws(ControlError)
     /// The picture viewers see now, as PNG, scaled to fit `size`.
     func framePNG(size: PixelSize?) async throws -> Data

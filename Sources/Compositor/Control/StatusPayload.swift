@@ -83,6 +83,16 @@ public struct StatusPayload: Codable, Sendable {
         public var size: String?
     }
     public var web: [Web]?
+    /// Each rendition (`--rendition`): its size, its encoder's bitrate (kbit/s), frames drawn and encoded, and the
+    /// outputs that carry it now (none: it is neither drawn nor encoded).
+    public struct RenditionStatus: Codable, Sendable {
+        public var size: String
+        public var bitrateKbps: Int
+        public var frames: UInt64
+        public var encoded: UInt64
+        public var outputs: [String]
+    }
+    public var renditions: [RenditionStatus]?
 
     public init(_ s: LiveSession.Status, session: LiveSession) {
         state = session.playback.isPaused ? "paused" : "playing"
@@ -112,6 +122,10 @@ public struct StatusPayload: Codable, Sendable {
                          inputSize: i.inputSize?.description)
         }
         outputs = s.outputs.map { Output(id: $0.id, state: $0.state, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes) }
+        renditions = s.renditions.isEmpty ? nil : s.renditions.map {
+            RenditionStatus(size: $0.size.description, bitrateKbps: $0.bitrateKbps, frames: $0.frames, encoded: $0.encoded,
+                            outputs: $0.outputs)
+        }
         let pages = session.pageStatus
         web = pages.isEmpty ? nil : pages.map {
             Web(id: $0.id, state: $0.state.rawValue, frames: $0.frames, restarts: $0.restarts,

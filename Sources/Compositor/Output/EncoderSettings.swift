@@ -57,6 +57,13 @@ public struct EncoderSettings: Sendable, Equatable {
         return max(300, Int(bits / 1000))
     }
 
+    /// A rendition's bitrate: its own, or its size's default (never the main picture's `--bitrate`).
+    func bitrate(forRendition r: Rendition, fps: Int) -> Int {
+        var own = self
+        own.bitrate = r.bitrateKbps ?? 0
+        return own.bitrate(for: r.size, fps: fps)
+    }
+
     func values(for kind: Kind, liveSize: PixelSize, fixed: PixelSize?, fps: Int) -> [String: String] {
         let size = fixed ?? liveSize
         var sizeCaps = ""

@@ -202,6 +202,10 @@ public final class LiveRun: @unchecked Sendable {
         var text = "status: \(s.size) frame \(s.frame) rendered \(s.rendered) repeated \(s.repeated) "
             + "dropped \(s.dropped) viewers \(s.viewers)"
         for o in s.outputs { text += "\n  \(o.id): \(o.state), \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)" }
+        for r in s.renditions {
+            text += "\n  rendition \(r.size): drawn \(r.frames) encoded \(r.encoded), "
+                + (r.outputs.isEmpty ? "no output (not drawn)" : r.outputs.joined(separator: ", "))
+        }
         return text
     }
 

@@ -28,6 +28,8 @@ extension LiveSession {
         public var musicFiles = 0
         /// WebRTC viewers now (and how many are connected), the limit, and the totals since the start.
         public var webrtc: (viewers: Int, connected: Int, vp8: Int, max: Int, totals: WebRTCOutput.Counts)?
+        /// Each rendition: its size, bitrate (kbit/s), frames drawn and encoded, and the outputs carrying it now.
+        public var renditions: [(size: PixelSize, bitrateKbps: Int, frames: UInt64, encoded: UInt64, outputs: [String])] = []
 
         /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
         public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
@@ -36,7 +38,7 @@ extension LiveSession {
     public var status: Status {
         let s = loop?.stats ?? FrameLoop.Stats()
         let graph = running.value
-        let encs = graph?.encoders ?? []
+        let encs = graph?.allEncoders ?? []
         let (outputs, retired, final, finalHeld) = lock.withLock { (ran, retiredEncoderDrops, finalEncoded, finalDelayHeld) }
         let outs = (servers + outputs as [any Output]).map { o in
             (id: o.id, state: o.stateText, delivered: o.delivered, dropped: o.dropped, bytes: o.bytes)
@@ -50,6 +52,11 @@ extension LiveSession {
             status.webrtc = (webrtc.viewerCount, webrtc.connectedCount, webrtc.vp8Count, webrtc.maxViewers, webrtc.totals)
         }
         status.restarts = outputs.map { ($0.id, $0.restarts) }
+        status.renditions = options.renditions.map { r in
+            (r.size, options.encoder.bitrate(forRendition: r, fps: options.fps), s.renditionFrames[r.size] ?? 0,
+             graph?.renditions[r.size]?.encodedFrames ?? 0,
+             graph?.topology.outputs.filter { $0.rendition == r.size }.map(\.id) ?? [])
+        }
         status.injected = s.injected
         status.delayHeld = graph?.live.delayHeld ?? finalHeld
         if let audio { status.audio = (audio.choice.description, audio.encodedPackets, audio.dropped) }

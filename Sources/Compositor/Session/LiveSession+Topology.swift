@@ -91,11 +91,19 @@ extension LiveSession {
     /// Starts a recording or a push while running (`ctl record start FILE`), with willStart/didStart or
     /// failedToStart events. Returns the output's id.
     @discardableResult
-    public func startOutput(_ spec: OutputSpec) throws(ControlError) -> String {
+    public func startOutput(_ spec: OutputSpec, rendition asked: PixelSize? = nil) throws(ControlError) -> String {
         if case .rtsp = spec { throw .bad("the RTSP server is configured at start (--rtsp)") }
         let out: PipelineOutput
         do {
-            out = try makePipelineOutput(spec, index: lock.withLock { ran.count }, location: nil)
+            let main = running.value?.topology.size ?? options.size
+            let named: String = switch spec {
+            case .record(let path, _, _): path
+            case .push(let url, _): url
+            case .custom(let path): path
+            case .rtsp: "rtsp"
+            }
+            let rendition = try Rendition.resolve(asked, output: named, in: options.renditions, main: main)
+            out = try makePipelineOutput(spec, index: lock.withLock { ran.count }, location: nil, rendition: rendition)
             _ = try out.prepare()
         } catch {
             throw .unprocessable("\(error)")
@@ -104,8 +112,9 @@ extension LiveSession {
         try owner.sync { Result { () throws(ControlError) in
             guard let graph = running.value else { throw ControlError.conflict("not running") }
             let (alive, _) = graph.topology.keeping(graph.alive)
-            let next = try ControlError.from(alive.adding(Topology.Output(id: out.id, spec: spec, location: out.location)))
-            out.feed(from: graph.live)
+            let next = try ControlError.from(alive.adding(Topology.Output(id: out.id, spec: spec, location: out.location,
+                                                                         rendition: out.rendition)))
+            out.feed(from: out.rendition.flatMap { graph.renditions[$0] } ?? graph.live)
             var outputs = graph.outputs.filter { alive.output($0.key) != nil }
             outputs[out.id] = out
             running.value = graph.replacing(topology: next, outputs: outputs)

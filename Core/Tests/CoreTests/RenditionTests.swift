@@ -1,0 +1,67 @@
+import Testing
+@testable import CompositorCore
+
+/// `--rendition WxH[@KBPS]`, the `@WxH` an output names one with, and how renditions sit in the topology.
+@Suite struct RenditionTests {
+    let main = PixelSize(width: 1280, height: 720)
+    let ladder = PixelSize(width: 416, height: 234)
+
+    @Test func aRenditionIsASizeAndMaybeABitrate() throws {
+        #expect(try Rendition.parse("416x234") == Rendition(size: ladder))
+        #expect(try Rendition.parse("416x234@400") == Rendition(size: ladder, bitrateKbps: 400))
+        for bad in ["416x234@0", "416x234@-5", "416x234@", "416x234@1.5", "416x234@400@2", "417x234", "big", "@400"] {
+            #expect(throws: OutputSpec.Invalid.self, "\(bad)") { try Rendition.parse(bad) }
+        }
+    }
+
+    @Test func renditionsAreCheckedTogether() throws {
+        let two = [Rendition(size: ladder), Rendition(size: PixelSize(width: 640, height: 360), bitrateKbps: 800)]
+        #expect(try Rendition.checked(two, main: main) == two)
+        #expect(throws: OutputSpec.Invalid.self) { try Rendition.checked([Rendition(size: main)], main: main) }
+        #expect(throws: OutputSpec.Invalid.self) {
+            try Rendition.checked([Rendition(size: ladder), Rendition(size: ladder, bitrateKbps: 300)], main: main)
+        }
+        #expect(throws: OutputSpec.Invalid.self) {
+            try Rendition.checked(Array(repeating: Rendition(size: ladder), count: 9), main: main)
+        }
+    }
+
+    @Test func onlyATrailingSizeNamesARendition() {
+        #expect(Rendition.splitOutput("small.mp4@416x234") == ("small.mp4", ladder))
+        #expect(Rendition.splitOutput("rtmp://user@host/live/key@416x234") == ("rtmp://user@host/live/key", ladder))
+        #expect(Rendition.splitOutput("rtmp://user@host/live/key") == ("rtmp://user@host/live/key", nil))
+        #expect(Rendition.splitOutput("clip@2x.mp4") == ("clip@2x.mp4", nil))
+        #expect(Rendition.splitOutput("a.mp4@x234") == ("a.mp4@x234", nil))
+        #expect(Rendition.splitOutput("a.mp4") == ("a.mp4", nil))
+    }
+
+    @Test func anOutputNamesARenditionOfTheRunOrTheMainSize() throws {
+        let renditions = [Rendition(size: ladder)]
+        #expect(try Rendition.resolve(ladder, output: "a.mp4", in: renditions, main: main) == ladder)
+        #expect(try Rendition.resolve(main, output: "a.mp4", in: renditions, main: main) == nil)
+        #expect(try Rendition.resolve(nil, output: "a.mp4", in: renditions, main: main) == nil)
+        #expect(throws: OutputSpec.Invalid.self) {
+            try Rendition.resolve(PixelSize(width: 320, height: 180), output: "a.mp4", in: renditions, main: main)
+        }
+    }
+
+    /// A rendition's file keeps its size and encoder when the main picture is resized, and is what the
+    /// topology says is watched; the main picture's fit file moves to a letterboxing encoder as before.
+    @Test func aResizeOfTheMainPictureLeavesRenditionsAlone() throws {
+        var t = Topology(size: main)
+        t = try t.adding(Topology.Output(id: "record:/r/main.mp4", spec: .record(path: "/r/main.mp4", format: .mp4, policy: .split),
+                                         location: "/r/main.mp4"))
+        t = try t.adding(Topology.Output(id: "record:/r/s.mp4@416x234", spec: .record(path: "/r/s.mp4", format: .mp4, policy: .split),
+                                         location: "/r/s.mp4", rendition: ladder))
+        #expect(t.watchedRenditions == [ladder])
+        #expect(t.output("record:/r/s.mp4@416x234")?.feed == .rendition(ladder))
+        #expect(t.output("record:/r/s.mp4@416x234")?.fileSize == ladder)
+        let (next, steps) = t.resized(to: PixelSize(width: 720, height: 1280), taken: { _ in false })
+        // Only the main picture's split file ends and goes on in a numbered file.
+        #expect(steps.contains(.end(output: "record:/r/main.mp4")))
+        #expect(!steps.contains(.end(output: "record:/r/s.mp4@416x234")))
+        #expect(next.output("record:/r/s.mp4@416x234")?.feed == .rendition(ladder))
+        let (gone, _) = try next.removing("record:/r/s.mp4@416x234")
+        #expect(gone.watchedRenditions.isEmpty)
+    }
+}
