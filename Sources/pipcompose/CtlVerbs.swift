@@ -39,7 +39,7 @@ struct CtlRecord: CtlVerb {
     @ParentCommand var ctl: CtlCommand
     @OptionGroup var own: ControlOptions
     @Argument(help: "start or stop.") var action: StartStop
-    @Argument(help: "The file (.mp4, .mkv or .ts), inside the run's --record-dir folders.") var file: String
+    @Argument(help: "The file (.mp4, .mkv or .ts), inside the run's --record-dir folders; FILE@WxH records one of the run's --rendition sizes.") var file: String
     @Flag(help: "Replace the file if it exists (start).") var overwrite = false
 
     func run() throws {
@@ -54,7 +54,7 @@ struct CtlPush: CtlVerb {
     @ParentCommand var ctl: CtlCommand
     @OptionGroup var own: ControlOptions
     @Argument(help: "start or stop.") var action: StartStop
-    @Argument(help: "rtmp://, srt:// or rtsp:// URL.") var url: String
+    @Argument(help: "rtmp://, srt://, rtsp:// or rtp:// URL; URL@WxH pushes one of the run's --rendition sizes.") var url: String
 
     func run() throws {
         try startOrStop(action, connection, id: ControlClient.pushID(url)) { try $0.startOutput(push: url) }
