@@ -214,8 +214,8 @@ struct RunCommand: ParsableCommand {
         if let url = started.rtspURL { say("serving \(url)") }
         for id in started.outputs { say("output \(id)") }
         for r in run.session.status.renditions {
-            say("rendition \(r.size) at \(r.bitrateKbps) kbit/s: " + (r.outputs.isEmpty ? "no output carries it; not drawn"
-                                                                 : r.outputs.joined(separator: ", ")))
+            let carried = r.outputs.isEmpty ? "no output carries it" : r.outputs.joined(separator: ", ")
+            say("rendition \(r.size) at \(r.bitrateKbps) kbit/s: \(carried)" + (r.url.map { "; serving \($0)" } ?? ""))
         }
         let o = run.settings.options
         say("\(o.size) at \(o.fps) fps; type 'resize WxH' + Enter to resize, Ctrl-C to stop")

@@ -7,7 +7,10 @@ func startLive(_ args: [String], rtsp: Bool = true,
                environment: [String: String] = [:]) throws -> (LiveProcess, String?) {
     var all = ["run", "--size", "640x360", "--status-every", "0.5"] + args
     if !args.contains("--control") { all += ["--control", "127.0.0.1:0"] }
-    if rtsp { all += ["--rtsp", "127.0.0.1:0/pip"] }
+    // Without any output run serves RTSP on the fixed default port 8554: a test never takes it (another test or
+    // a user's pipcompose may hold it), so such a run gets a port of its own too.
+    let outputs = ["--rtsp", "--record", "--push", "--pipeline"]
+    if rtsp || !args.contains(where: outputs.contains) { all += ["--rtsp", "127.0.0.1:0/pip"] }
     let p = try LiveProcess(binary, all, environment: environment)
     guard p.waitForLine(timeout: 30, { $0.contains(" at ") && $0.contains(" fps") }) != nil else {
         Issue.record("pipcompose did not start: \(p.allOutput)")

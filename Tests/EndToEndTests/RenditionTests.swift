@@ -150,6 +150,52 @@ extension EndToEnd {
             #expect(r.status == 0 && seen.unreadable == 0 && seen.corrupt == 0 && seen.compared >= 45, "\(seen.fidelity)")
         }
 
+        /// The RTSP server serves each rendition at its own path beside the main one: ffmpeg and GStreamer's client
+        /// each see that size's own layout, every frame, and the rendition is drawn only from its first viewer on.
+        @Test func eachRenditionIsServedAtItsOwnRTSPPath() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let (p, main) = try startLive([scene, "--rendition", "320x180", "--audio", "ticks"])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            let line = try #require(p.stdout.first { $0.hasPrefix("rendition 320x180") }, "\(p.allOutput)")
+            let url = try #require(line.range(of: #"rtsp://\S+"#, options: .regularExpression).map { String(line[$0]) })
+            #expect(url == (main ?? "") + "@320x180", "\(line)")
+            func rendition() throws -> [String: Any] {
+                let (_, body) = http("GET", c + "/v1/status")
+                let json = try #require(try? JSONSerialization.jsonObject(with: body) as? [String: Any])
+                return try #require((json["renditions"] as? [[String: Any]])?.first, "\(json)")
+            }
+            let first = try rendition()
+            #expect(first["url"] as? String == url)
+            #expect(first["frames"] as? Int == 0, "drawn before anyone asked: \(first)")
+
+            let (seen, log) = try ffmpegView(url, frames: 90, into: dir, name: "ffmpeg", scene: scene)
+            #expect(!log.contains("error while decoding"), "\(log)")
+            #expect(seen.int("frames") == 90 && seen.int("unreadable") == 0 && seen.int("dropped") == 0, "\(seen.total)")
+            #expect(seen.compared == 90 && seen.corrupt == 0 && seen.ssimMin > 0.95, "\(seen.fidelity)")
+            #expect(try frameSizes(dir.file("ffmpeg.mkv")).allSatisfy { $0 == "320x180" })
+            for transport in ["udp", "tcp"] {
+                let live = try probe([url, "--transport", transport, "--duration", "3", "--reference", scene, "--av"])
+                let gst = try ProbeResult(json: live.out)
+                #expect(live.status == 0 && gst.int("frames") >= 60 && gst.compared > 0 && gst.corrupt == 0,
+                        "\(transport): \(live.out)\n\(live.err)")
+            }
+            // Nobody watches any more: it stops being drawn (its count stands still across a second of frames).
+            var still = false
+            let deadline = Date().addingTimeInterval(30)
+            while !still && Date() < deadline {
+                let before = try rendition()["frames"] as? Int ?? -1
+                // Two more status lines (one every half second): a second of frames.
+                let lines = p.allOutput.components(separatedBy: "\n").filter { $0.hasPrefix("status:") }.count
+                #expect(p.waitForLines(count: lines + 2, timeout: 10) { $0.hasPrefix("status:") })
+                still = try rendition()["frames"] as? Int == before
+            }
+            let last = try rendition()
+            #expect(still, "still drawn with nobody watching: \(last)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit(timeout: 30) == 0, "\(p.allOutput)")
+        }
+
         /// Renditions and the outputs that name them are checked before anything starts, each with its rule.
         @Test(arguments: [
             (["--rendition", "0x234"], "positive"),
@@ -161,7 +207,7 @@ extension EndToEnd {
             (["--rendition", "640x360"], "main picture's size"),
             (["--record", "/tmp/x.mp4@416x234"], "names no rendition"),
             (["--rendition", "320x180", "--record", "/tmp/x.mp4@416x234"], "renditions: 320x180"),
-            (["--rendition", "320x180", "--rtsp", "127.0.0.1:0/pip@320x180"], "serves the main picture"),
+            (["--rendition", "320x180", "--rtsp", "127.0.0.1:0/pip@320x180"], "serves every rendition"),
         ])
         func badRenditionsAreRefusedWithTheRule(extra: [String], words: String) throws {
             let dir = try TempDir()

@@ -91,6 +91,8 @@ public struct StatusPayload: Codable, Sendable {
         public var frames: UInt64
         public var encoded: UInt64
         public var outputs: [String]
+        /// Its RTSP path, when the run serves RTSP.
+        public var url: String?
     }
     public var renditions: [RenditionStatus]?
 
@@ -124,7 +126,7 @@ public struct StatusPayload: Codable, Sendable {
         outputs = s.outputs.map { Output(id: $0.id, state: $0.state, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes) }
         renditions = s.renditions.isEmpty ? nil : s.renditions.map {
             RenditionStatus(size: $0.size.description, bitrateKbps: $0.bitrateKbps, frames: $0.frames, encoded: $0.encoded,
-                            outputs: $0.outputs)
+                            outputs: $0.outputs, url: $0.url)
         }
         let pages = session.pageStatus
         web = pages.isEmpty ? nil : pages.map {

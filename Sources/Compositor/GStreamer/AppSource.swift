@@ -89,8 +89,11 @@ public final class AppSource: @unchecked Sendable {
     /// Restamps buffers as they leave into the running time of the pipeline this appsrc is in (an RTSP media),
     /// from the frame clock's; see `MediaClockMapper`.
     /// `exact` for sound (see `MediaClockMapper`).
-    public func mapTimestamps(exact: Bool = false, frameClockBase: @escaping @Sendable () -> MediaTime?) {
-        MediaClockMapper(frameClockBase: frameClockBase, exact: exact).attach(to: element)
+    @discardableResult
+    public func mapTimestamps(exact: Bool = false, frameClockBase: @escaping @Sendable () -> MediaTime?) -> MediaClockMapper {
+        let mapper = MediaClockMapper(frameClockBase: frameClockBase, exact: exact)
+        mapper.attach(to: element)
+        return mapper
     }
 
     private let room = NSCondition()

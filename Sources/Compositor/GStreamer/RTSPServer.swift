@@ -1,8 +1,9 @@
 import CGst
 import Foundation
 
-/// Owns the embedded gst-rtsp-server: one mount whose media is shared by all viewers (one encoder for all),
-/// and the GLib main loop thread it runs on.
+/// Owns the embedded gst-rtsp-server: the main mount whose media is shared by all viewers (one encoder for all),
+/// one more mount per rendition served (`/pip@416x234`, each shared the same way), and the GLib main loop thread
+/// it runs on.
 ///
 /// The media pipeline starts with `appsrc name=in`; `onMediaReady` hands that appsrc over when a media is
 /// built and `onMediaGone` takes it back when the media is unprepared (a stale appsrc after a reconnect is a
@@ -29,16 +30,36 @@ public final class RTSPServer: @unchecked Sendable {
 
     /// Identifies one media for as long as it is prepared.
     public typealias MediaID = UInt
-    /// A media was built: its picture appsrc (`in`) and, when the media carries sound, its `audio` appsrc.
-    public var onMediaReady: (@Sendable (MediaID, AppSource, AppSource?) -> Void)?
-    public var onMediaGone: (@Sendable (MediaID) -> Void)?
-    public var onPlay: (@Sendable () -> Void)?
-    /// A sink added for a transport's first viewer dropped the stale packets it started with (`StaleStartFilter`):
-    /// those viewers wait for the next key frame. On the streaming thread.
-    public var onStaleStart: (@Sendable () -> Void)?
-    /// A media's viewers started playing it (true) or none plays it any more (false: all paused or gone, or a
-    /// client only asked for the description). gst-rtsp-server's `new-state`, on the server's thread.
-    public var onMediaPlaying: (@Sendable (MediaID, Bool) -> Void)?
+
+    /// One path the server serves, with its own shared media and what happens to it. Callbacks are set before the
+    /// server starts.
+    public final class Mount: @unchecked Sendable {
+        public let path: String
+        /// A media was built: its picture appsrc (`in`) and, when the media carries sound, its `audio` appsrc.
+        public var onMediaReady: (@Sendable (MediaID, AppSource, AppSource?) -> Void)?
+        public var onMediaGone: (@Sendable (MediaID) -> Void)?
+        /// A viewer started playing this mount's media.
+        public var onPlay: (@Sendable () -> Void)?
+        /// A sink added for a transport's first viewer dropped the stale packets it started with (`StaleStartFilter`):
+        /// those viewers wait for the next key frame. On the streaming thread.
+        public var onStaleStart: (@Sendable () -> Void)?
+        /// A media's viewers started playing it (true) or none plays it any more (false: all paused or gone, or a
+        /// client only asked for the description). gst-rtsp-server's `new-state`, on the server's thread.
+        public var onMediaPlaying: (@Sendable (MediaID, Bool) -> Void)?
+        fileprivate let factory: UnsafeMutablePointer<GstRTSPMediaFactory>
+
+        fileprivate init(path: String, factory: UnsafeMutablePointer<GstRTSPMediaFactory>) {
+            self.path = path
+            self.factory = factory
+        }
+    }
+
+    /// The mount at the endpoint's path.
+    public let main: Mount
+    /// Every mount, the main one first; added to before the server starts, read after.
+    private var mounts: [Mount] = []
+    /// The mount of each prepared media, behind `lock`: a PLAY names the media it plays, not the mount.
+    private var mediaMounts: [MediaID: Mount] = [:]
     public var onViewers: (@Sendable (Int) -> Void)?
 
     public init(endpoint: RTSPEndpoint, mediaLaunch: String, title: String) {
@@ -51,25 +72,21 @@ public final class RTSPServer: @unchecked Sendable {
         gst_rtsp_server_set_service(server, String(endpoint.port))
         // A burst of connections waits in the kernel's queue instead of being refused.
         gst_rtsp_server_set_backlog(server, 1024)
-        let mounts = gst_rtsp_server_get_mount_points(server)!
-        let factory = SharedMediaFactory.make(launch: "( \(mediaLaunch) )")
-        gst_rtsp_media_factory_set_latency(factory, 0)
-        Signals.connect(UnsafeMutableRawPointer(factory), "media-configure") { [weak self] _, media in
-            self?.configure(media: media!.assumingMemoryBound(to: GstRTSPMedia.self))
-        }
-        if let user = endpoint.user, let password = endpoint.password {
-            Self.requireBasicAuth(server: server, factory: factory, user: user, password: password)
-        }
-        gst_rtsp_mount_points_add_factory(mounts, endpoint.path, factory)
-        g_object_unref(UnsafeMutableRawPointer(mounts))
+        main = Mount(path: endpoint.path, factory: SharedMediaFactory.make(launch: "( \(mediaLaunch) )"))
+        mount(main)
         Signals.connect(UnsafeMutableRawPointer(server), "client-connected") { [weak self] _, client in
             guard let self, let client else { return }
             let id = UInt(bitPattern: client)
             Self.sendWithoutDelay(client.assumingMemoryBound(to: GstRTSPClient.self))
             // Each of these is emitted once the request succeeded and was answered.
-            Signals.connect(client, "play-request") { [weak self] _, _ in
-                self?.onPlay?()
-                self?.client(id, plays: true)
+            Signals.connect(client, "play-request") { [weak self] _, context in
+                guard let self else { return }
+                // The request's session media is the media the viewer plays, which belongs to one mount.
+                let c = context?.assumingMemoryBound(to: GstRTSPContext.self).pointee
+                let media = c?.sessmedia.flatMap { gst_rtsp_session_media_get_media($0) } ?? c?.media
+                let mount = media.flatMap { m in self.lock.withLock { self.mediaMounts[MediaID(bitPattern: m)] } }
+                (mount ?? self.main).onPlay?()
+                self.client(id, plays: true)
             }
             for stopped in ["pause-request", "teardown-request"] {
                 Signals.connect(client, stopped) { [weak self] _, _ in self?.client(id, plays: false) }
@@ -111,6 +128,40 @@ public final class RTSPServer: @unchecked Sendable {
         }
     }
 
+    /// Serves `mediaLaunch` at `path` too (a rendition's picture), shared like the main mount and behind the same
+    /// login. Before `start()`.
+    public func addMount(path: String, mediaLaunch: String) -> Mount {
+        let m = Mount(path: path, factory: SharedMediaFactory.make(launch: "( \(mediaLaunch) )"))
+        mount(m)
+        return m
+    }
+
+    private func mount(_ m: Mount) {
+        let factory = m.factory
+        gst_rtsp_media_factory_set_latency(factory, 0)
+        Signals.connect(UnsafeMutableRawPointer(factory), "media-configure") { [weak self, weak m] _, media in
+            guard let m else { return }
+            self?.configure(media: media!.assumingMemoryBound(to: GstRTSPMedia.self), of: m)
+        }
+        if let user = endpoint.user, let password = endpoint.password {
+            Self.requireBasicAuth(server: server, factory: factory, user: user, password: password)
+        }
+        let points = gst_rtsp_server_get_mount_points(server)!
+        // The mount points take their own reference; the mount keeps its pointer for matching requests.
+        g_object_ref(UnsafeMutableRawPointer(factory))
+        gst_rtsp_mount_points_add_factory(points, m.path, factory)
+        g_object_unref(UnsafeMutableRawPointer(points))
+        mounts.append(m)
+    }
+
+    /// The URL of `mount` (the main one's by default).
+    public func url(of mount: Mount) -> String {
+        var e = endpoint
+        if boundPort > 0 { e.port = boundPort }
+        e.path = mount.path
+        return e.url
+    }
+
     /// Forgets the server's title (its mount points may be freed and their address reused).
     private static func forgetSessionName(for server: UnsafeMutablePointer<GstRTSPServer>) {
         let mounts = gst_rtsp_server_get_mount_points(server)!
@@ -121,6 +172,7 @@ public final class RTSPServer: @unchecked Sendable {
     deinit {
         assert(thread == nil, "RTSPServer released without stop()")
         Self.forgetSessionName(for: server)
+        for m in mounts { g_object_unref(UnsafeMutableRawPointer(m.factory)) }
         g_main_loop_unref(loop)
         g_main_context_unref(context)
         g_object_unref(UnsafeMutableRawPointer(server))
@@ -180,11 +232,11 @@ public final class RTSPServer: @unchecked Sendable {
         if let changed { onViewers?(changed) }
     }
 
-    private func configure(media: UnsafeMutablePointer<GstRTSPMedia>) {
+    private func configure(media: UnsafeMutablePointer<GstRTSPMedia>, of mount: Mount) {
         guard let bin = gst_rtsp_media_get_element(media) else { return }
         defer { gst_object_unref(UnsafeMutableRawPointer(bin)) }
         if let pipeline = gst_object_get_parent(cgst_object(UnsafeMutableRawPointer(bin))) {
-            Self.configureSinks(UnsafeMutableRawPointer(pipeline)) { [weak self] in self?.onStaleStart?() }
+            Self.configureSinks(UnsafeMutableRawPointer(pipeline)) { [weak mount] in mount?.onStaleStart?() }
             gst_object_unref(UnsafeMutableRawPointer(pipeline))
         }
         guard let src = gst_bin_get_by_name_recurse_up(cgst_bin(bin), "in") else { return }
@@ -194,13 +246,15 @@ public final class RTSPServer: @unchecked Sendable {
             AppSource(takingOwnership: $0, maxBuffers: 16, leaky: true)
         }
         let id = MediaID(bitPattern: media)
-        Signals.connect(UnsafeMutableRawPointer(media), "unprepared", noArguments: { [weak self] in
-            self?.onMediaGone?(id)
+        lock.withLock { mediaMounts[id] = mount }
+        Signals.connect(UnsafeMutableRawPointer(media), "unprepared", noArguments: { [weak self, weak mount] in
+            _ = self?.lock.withLock { self?.mediaMounts.removeValue(forKey: id) }
+            mount?.onMediaGone?(id)
         })
-        Signals.connect(UnsafeMutableRawPointer(media), "new-state", integer: { [weak self] state in
-            self?.onMediaPlaying?(id, state == Int32(GST_STATE_PLAYING.rawValue))
+        Signals.connect(UnsafeMutableRawPointer(media), "new-state", integer: { [weak mount] state in
+            mount?.onMediaPlaying?(id, state == Int32(GST_STATE_PLAYING.rawValue))
         })
-        onMediaReady?(id, feed, audio)
+        mount.onMediaReady?(id, feed, audio)
     }
 
     /// Every sink gst-rtsp-server adds to a media's pipeline (a multiudpsink for UDP viewers, an appsink for TCP

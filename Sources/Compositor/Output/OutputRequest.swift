@@ -32,8 +32,8 @@ public struct OutputRequest: Sendable, Equatable {
         var entries: [(spec: OutputSpec, rendition: PixelSize?, text: String)] = []
         if rtsp != nil || rtspUser != nil {
             if let rtsp, Rendition.splitOutput(rtsp).rendition != nil {
-                throw OutputSpec.Invalid(description: "--rtsp '\(rtsp)': the RTSP server serves the main picture; record "
-                                         + "or push a rendition instead (--record FILE@WxH, --push URL@WxH)")
+                throw OutputSpec.Invalid(description: "--rtsp '\(rtsp)': the RTSP server serves every rendition by itself, "
+                                         + "at PATH@WxH beside PATH; give --rtsp the main path")
             }
             var endpoint = try rtsp.map { text throws(OutputSpec.Invalid) in try RTSPEndpoint.parse(text) } ?? RTSPEndpoint()
             endpoint.user = rtspUser

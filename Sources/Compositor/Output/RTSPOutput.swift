@@ -20,13 +20,22 @@ public final class RTSPOutput: @unchecked Sendable {
         var gate = StreamGate()
         let audio: AppSource?
         var audioCaps: MediaCaps?
+        /// Stamps the picture as it leaves the appsrc; told to start at a key frame when nobody plays.
+        let mapper: MediaClockMapper
         var drops = WatchedDrops()
+        /// When it was prepared, and whether anyone has played it since.
+        let ready = Date()
+        var played = false
         /// Frames this media's queue dropped while a viewer played it.
         var dropped: UInt64 { drops.counted(dropsNow: input.dropped) }
     }
 
-    public let id = "rtsp"
+    public let id: String
     public let server: RTSPServer
+    /// The path it serves: the server's main one, or a rendition's (`/pip@416x234`).
+    public let mount: RTSPServer.Mount
+    /// It owns the server (the main mount): it starts and stops it.
+    private let ownsServer: Bool
     public let mediaLaunch: String
     private let lock = NSLock()
     private var feeds: [RTSPServer.MediaID: Feed] = [:]
@@ -42,25 +51,44 @@ public final class RTSPOutput: @unchecked Sendable {
     public let carriesAudio: Bool
     private var _audioDelivered: UInt64 = 0
 
-    public init(endpoint: RTSPEndpoint, template: PipelineTemplate, title: String, audio: Bool = false,
-                onViewers: @escaping @Sendable (Int) -> Void) throws {
-        carriesAudio = audio && template.hasAudio
-        mediaLaunch = try template.render([:], audio: carriesAudio)
-        server = RTSPServer(endpoint: endpoint, mediaLaunch: mediaLaunch, title: title)
+    public convenience init(endpoint: RTSPEndpoint, template: PipelineTemplate, title: String, audio: Bool = false,
+                            onViewers: @escaping @Sendable (Int) -> Void) throws {
+        let carries = audio && template.hasAudio
+        let launch = try template.render([:], audio: carries)
+        let server = RTSPServer(endpoint: endpoint, mediaLaunch: launch, title: title)
         server.onViewers = onViewers
-        server.onMediaReady = { [weak self] media, input, audio in
+        self.init(id: "rtsp", server: server, mount: server.main, launch: launch, audio: carries, ownsServer: true)
+    }
+
+    /// Another path of `main`'s server, `PATH@WxH`, serving a rendition's picture (fed from its encoder). Before the
+    /// server starts.
+    public convenience init(rendition: PixelSize, of main: RTSPOutput, template: PipelineTemplate) throws {
+        let launch = try template.render([:], audio: main.carriesAudio)
+        let mount = main.server.addMount(path: main.mount.path + "@\(rendition)", mediaLaunch: launch)
+        self.init(id: "rtsp@\(rendition)", server: main.server, mount: mount, launch: launch, audio: main.carriesAudio,
+                  ownsServer: false)
+    }
+
+    private init(id: String, server: RTSPServer, mount: RTSPServer.Mount, launch: String, audio: Bool, ownsServer: Bool) {
+        self.id = id
+        self.server = server
+        self.mount = mount
+        self.ownsServer = ownsServer
+        mediaLaunch = launch
+        carriesAudio = audio
+        mount.onMediaReady = { [weak self] media, input, audio in
             guard let self else { return }
-            input.mapTimestamps(frameClockBase: { [weak self] in self?.frameClockBase?() })
+            let mapper = input.mapTimestamps(frameClockBase: { [weak self] in self?.frameClockBase?() })
             audio?.mapTimestamps(exact: true, frameClockBase: { [weak self] in self?.frameClockBase?() })
             // The first viewer's DESCRIBE waits for this media's first packet, a key frame: when nobody watches
             // yet, it is the next frame (a spaced one kept new viewers waiting up to half a second).
             let alone = self.nobodyWatches
             self.lock.withLock {
-                self.feeds[media] = Feed(input: input, audio: audio)
+                self.feeds[media] = Feed(input: input, audio: audio, mapper: mapper)
             }
             self.source?.requestKeyFrameForViewer(now: alone)
         }
-        server.onMediaGone = { [weak self] media in
+        mount.onMediaGone = { [weak self] media in
             guard let self else { return }
             self.lock.withLock {
                 guard var gone = self.feeds.removeValue(forKey: media) else { return }
@@ -69,21 +97,25 @@ public final class RTSPOutput: @unchecked Sendable {
                 gone.gate.reset()
             }
         }
-        server.onMediaPlaying = { [weak self] media, on in
+        mount.onMediaPlaying = { [weak self] media, on in
             guard let self else { return }
             self.lock.withLock {
                 guard var feed = self.feeds[media] else { return }
                 feed.drops.playing(on, dropsNow: feed.input.dropped)
+                if on { feed.played = true }
+                // Frames left queued while nobody plays (a rendition is no longer drawn then) must not be the next
+                // viewer's first: it starts at a key frame, which its PLAY asks for.
+                if !on { feed.mapper.dropUntilKeyFrame() }
                 self.feeds[media] = feed
             }
         }
-        server.onPlay = { [weak self] in
+        mount.onPlay = { [weak self] in
             guard let self else { return }
             // Each viewer that starts playing needs a key frame; the encoder spaces and shares them, so viewers
             // joining together (or a client that plays in a loop) do not blur the picture for everyone.
             self.source?.requestKeyFrameForViewer()
         }
-        server.onStaleStart = { [weak self] in
+        mount.onStaleStart = { [weak self] in
             guard let self else { return }
             // The key frame the media was prepared with waited past its time for the PLAY and was dropped: the
             // viewers of a new transport have no picture yet. Unless others watch, the next frame is their key frame.
@@ -101,8 +133,20 @@ public final class RTSPOutput: @unchecked Sendable {
     /// Someone plays a media of this server.
     var isPlayed: Bool { lock.withLock { feeds.values.contains { $0.drops.isPlaying } } }
 
-    public func start() throws { try server.start() }
-    public var url: String { server.url }
+    /// Starts the server (the main mount's output only: the others' paths are served by it).
+    public func start() throws { if ownsServer { try server.start() } }
+    public var url: String { server.url(of: mount) }
+    /// How long a media prepared for a DESCRIBE waits for its PLAY before it stops counting as wanted (a client
+    /// that only asks for the description, a health check, makes nobody draw for it for long).
+    static let describeWait: TimeInterval = 10
+
+    /// Someone plays this path's media, or has just asked for it: its picture is worth drawing.
+    public var isWanted: Bool {
+        let now = Date()
+        return lock.withLock {
+            feeds.values.contains { $0.drops.isPlaying || (!$0.played && now.timeIntervalSince($0.ready) < Self.describeWait) }
+        }
+    }
     public var viewers: Int { server.viewers }
     public var delivered: UInt64 { lock.withLock { _delivered } }
     public var bytes: UInt64 { lock.withLock { _bytes } }
@@ -159,7 +203,7 @@ public final class RTSPOutput: @unchecked Sendable {
             }
             feeds = [:]
         }
-        server.stop()
+        if ownsServer { server.stop() }
     }
 }
 

@@ -239,12 +239,19 @@ public final class FrameLoop: @unchecked Sendable {
     /// Draws each rendition some output carries at the main picture's frame time and hands it to its encoder; a
     /// rendition nobody carries costs nothing. A frame the drop pattern leaves out is left out of every rendition.
     private func drawRenditions(at time: FrameTime, pts: MediaTime, duration: MediaTime, dropped: Bool, deadline: Date) {
-        guard !renditions.isEmpty, let wanted = renditionEncoders?(), !wanted.isEmpty else { return }
+        guard !renditions.isEmpty else { return }
+        let wanted = renditionEncoders?() ?? [:]
         for r in renditions {
-            guard let encoder = wanted[r.size] else { continue }
+            guard let encoder = wanted[r.size] else {
+                r.drawing = false
+                continue
+            }
             do {
                 let (b, drawn) = try r.producer.produce(r.renderer, at: time)
                 b.stamp(pts: pts, duration: duration)
+                // Its encoder saw nothing while nobody watched: whoever watches now starts with this frame.
+                if !r.drawing { encoder.requestKeyFrame(at: pts) }
+                r.drawing = true
                 if drawn { r.rendered += 1 } else { r.repeated += 1 }
                 if !dropped { encoder.push(b, waitingUntil: deadline) }
                 lock.withLock { _stats.renditionFrames[r.size, default: 0] += 1 }

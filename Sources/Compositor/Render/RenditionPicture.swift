@@ -10,11 +10,19 @@ public final class RenditionPicture {
     /// Frames drawn (wholly or in part) and sent again unchanged.
     var rendered: UInt64 = 0
     var repeated: UInt64 = 0
+    /// Whether the last frame was drawn: the first one after a pause (nobody watched) is a key frame.
+    var drawing = false
 
     public init(scene: Scene, size: PixelSize, fps: Int, warn: @escaping (String) -> Void) throws {
         self.size = size
         renderer = Renderer(scene: scene, size: size, warn: warn)
         producer = try FrameProducer(size: size, fps: fps)
+    }
+
+    /// Draws one frame off the clock (fonts, glyphs and artwork loaded) and forgets it, before the loop starts.
+    func warmUp() {
+        _ = try? renderer.snapshot(at: FrameTime(frame: 0, media: 0, wall: Date()))
+        renderer.invalidate()
     }
 
     /// The raw caps its frames carry, for its encoder.

@@ -29,7 +29,8 @@ extension LiveSession {
         /// WebRTC viewers now (and how many are connected), the limit, and the totals since the start.
         public var webrtc: (viewers: Int, connected: Int, vp8: Int, max: Int, totals: WebRTCOutput.Counts)?
         /// Each rendition: its size, bitrate (kbit/s), frames drawn and encoded, and the outputs carrying it now.
-        public var renditions: [(size: PixelSize, bitrateKbps: Int, frames: UInt64, encoded: UInt64, outputs: [String])] = []
+        public var renditions: [(size: PixelSize, bitrateKbps: Int, frames: UInt64, encoded: UInt64, outputs: [String],
+                                 url: String?)] = []
 
         /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
         public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
@@ -55,7 +56,7 @@ extension LiveSession {
         status.renditions = options.renditions.map { r in
             (r.size, options.encoder.bitrate(forRendition: r, fps: options.fps), s.renditionFrames[r.size] ?? 0,
              graph?.renditions[r.size]?.encodedFrames ?? 0,
-             graph?.topology.outputs.filter { $0.rendition == r.size }.map(\.id) ?? [])
+             graph?.topology.outputs.filter { $0.rendition == r.size }.map(\.id) ?? [], renditionRTSP[r.size]?.url)
         }
         status.injected = s.injected
         status.delayHeld = graph?.live.delayHeld ?? finalHeld

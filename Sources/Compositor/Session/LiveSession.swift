@@ -39,10 +39,16 @@ public final class LiveSession: @unchecked Sendable {
     /// The outputs named on the command line, prepared, until `start()` puts them in the topology.
     private var prepared: [PipelineOutput] = []
     public private(set) var rtsp: RTSPOutput?
+    /// The RTSP server's path for each rendition (`/pip@416x234`), from `prepare()`.
+    public private(set) var renditionRTSP: [PixelSize: RTSPOutput] = [:]
     /// WHEP viewers (`--webrtc`), from `prepare()`.
     public private(set) var webrtc: WebRTCOutput?
     /// The outputs that serve viewers (RTSP, WebRTC): open before any file, ended after every file.
-    var servers: [any Output] { [rtsp as (any Output)?, webrtc].compactMap { $0 } }
+    var servers: [any Output] {
+        // The renditions' paths end before the main one, whose output stops the server.
+        renditionRTSP.keys.sorted { ($0.width, $0.height) < ($1.width, $1.height) }.compactMap { renditionRTSP[$0] }
+            + [rtsp as (any Output)?, webrtc].compactMap { $0 }
+    }
     private(set) var loop: FrameLoop?
     /// The one owner of what runs: every change to the topology is made on this queue, one at a time.
     let owner = DispatchQueue(label: "pipcompose.topology")
@@ -122,6 +128,10 @@ public final class LiveSession: @unchecked Sendable {
                 let out = try makeRTSPOutput(endpoint)
                 rtsp = out
                 dump.append(("rtsp \(endpoint.url)", out.mediaLaunch))
+                // Each rendition at its own path of the same server.
+                for r in options.renditions {
+                    renditionRTSP[r.size] = try RTSPOutput(rendition: r.size, of: out, template: try PipelineTemplate.load("rtsp-media"))
+                }
             default:
                 let out = try makePipelineOutput(spec, index: i, location: nil, rendition: options.outputRenditions[i])
                 guard !outputs.contains(where: { $0.id == out.id }) else {
@@ -180,6 +190,8 @@ public final class LiveSession: @unchecked Sendable {
         do {
             for r in options.renditions {
                 let picture = try RenditionPicture(scene: scene, size: r.size, fps: options.fps, warn: { _ in })
+                // Drawn once now, as the main picture is: its first live frame, when a viewer asks, is not late.
+                picture.warmUp()
                 var settings = options.encoder
                 // Its own bitrate, or its size's default (not the main picture's --bitrate).
                 settings.bitrate = r.bitrateKbps ?? 0
@@ -192,7 +204,14 @@ public final class LiveSession: @unchecked Sendable {
         }
         loop.renditions = pictures
         let running = self.running
-        loop.renditionEncoders = { running.value?.watched ?? [:] }
+        // Drawn while an output carries it or a viewer asked for its RTSP path.
+        let served = renditionRTSP
+        loop.renditionEncoders = {
+            guard let graph = running.value else { return [:] }
+            var wanted = graph.watched
+            for (size, out) in served where out.isWanted { wanted[size] = graph.renditions[size] }
+            return wanted
+        }
         return encoders
     }
 
@@ -241,8 +260,11 @@ public final class LiveSession: @unchecked Sendable {
         let live = try makeEncoder(fixed: nil, liveSize: renderer.size, rawCaps: loop.rawCaps)
         live.onNewSize = { [weak self] size in self?.encodedNewSize(size) }
         let renditions = try makeRenditions(loop)
-        rtsp?.frameClockBase = { [weak loop] in loop?.clock.baseTime }
-        for server in servers { server.feed(from: live) }
+        for out in [rtsp].compactMap({ $0 }) + Array(renditionRTSP.values) {
+            out.frameClockBase = { [weak loop] in loop?.clock.baseTime }
+        }
+        for server in [rtsp as (any Output)?, webrtc].compactMap({ $0 }) { server.feed(from: live) }
+        for (size, out) in renditionRTSP { if let e = renditions[size] { out.feed(from: e) } }
         try owner.sync {
             var topology = Topology(size: renderer.size)
             var outputs: [String: PipelineOutput] = [:]
