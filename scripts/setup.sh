@@ -59,6 +59,8 @@ TEST_PACKAGES=(
     # a real Janus (its streaming plugin takes run --push rtp://) and its janus.js for the viewer page
     janus
     libjs-janus-gateway
+    # an HLS playlist parser (RFC 8216) for the ladder's test
+    python3-m3u8
     # a real browser for the WebRTC page's tests: headless Chromium driven by Selenium
     chromium
     chromium-driver

@@ -41,6 +41,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: "A gst-launch tail fed the H.264 stream (must start with 'appsrc name=in'). Repeatable.")
     var pipeline: [String] = []
 
+    @Option(help: "Write an HLS ladder into DIR (empty or new): DIR/master.m3u8 and, for the main picture (main/) and each --rendition (WxH/), a playlist of 1 s MPEG-TS segments.")
+    var hls: String?
+
+    @Option(help: "Seconds of segments each HLS playlist lists and DIR keeps (3...3600).")
+    var hlsWindow: Int = HLSSettings.defaultWindow
+
     @Option(help: "One more picture of the scene, WIDTHxHEIGHT[@KBPS], drawn with the layout its own size gets and encoded at its own bitrate (default from its size); outputs carry it when named with @WIDTHxHEIGHT (--record small.mp4@416x234). Repeatable.")
     var rendition: [String] = []
 
@@ -160,6 +166,7 @@ struct RunCommand: ParsableCommand {
         options.duration = duration.duration
         do {
             options.renditions = try Rendition.checked(renditions, main: options.size)
+            options.hls = try hls.map { folder throws(OutputSpec.Invalid) in try HLSSettings.check(folder, window: hlsWindow) }
             for (i, named) in outputRenditions {
                 if let r = try Rendition.resolve(named.size, output: named.output, in: options.renditions, main: options.size) {
                     options.outputRenditions[i] = r

@@ -47,6 +47,13 @@ public final class MediaCaps: @unchecked Sendable, Equatable, CustomStringConver
         return String(cString: f)
     }
 
+    /// A string field of the caps (h264parse's `profile`, `level`); nil when it has none.
+    public func string(_ field: String) -> String? {
+        guard let structure = gst_caps_get_structure(pointer, 0), let v = gst_structure_get_string(structure, field)
+        else { return nil }
+        return String(cString: v)
+    }
+
     /// The sample rate of audio caps; nil for anything else.
     public var audioRate: Int? {
         guard let structure = gst_caps_get_structure(pointer, 0) else { return nil }

@@ -309,7 +309,12 @@ public final class PipelineOutput: @unchecked Sendable {
     }
 
     /// Hands a frame to the pipeline; holds the lock.
+    /// The caps of the last frame it took (size, and H.264's profile and level): what the HLS master names.
+    public var videoCaps: MediaCaps? { lock.withLock { lastCaps } }
+    private var lastCaps: MediaCaps?
+
     private func push(_ frame: HeldFrame, to input: AppSource) {
+        if let caps = frame.caps { lastCaps = caps }
         // A fixed-size file keeps its first caps: after a resize a letterboxing encoder of the same size takes
         // over, whose caps differ in fields that do not matter, and mp4mux would start a second track
         // description that ffmpeg refuses to play. Its SPS/PPS are the same, and they travel in band too.

@@ -27,6 +27,8 @@ public struct LiveOptions: Sendable {
     public var renditions: [Rendition] = []
     /// The rendition each output carries, by its index in `outputs` (`small.mp4@416x234`); absent: the main picture.
     public var outputRenditions: [Int: PixelSize] = [:]
+    /// An HLS ladder of the main picture and every rendition (`--hls DIR`); nil: none.
+    public var hls: HLSSettings?
 
     public init(scene: Scene, size: PixelSize? = nil, fps: Int? = nil, outputs: [OutputSpec] = []) {
         self.scene = scene

@@ -55,6 +55,13 @@ extension LiveSession {
                                  template: try PipelineTemplate.load(path: path),
                                  values: ["tags": tags, "title": PipelineTemplate.quoted(options.scene.title)],
                                  maxQueued: options.fps, audio: soundCodec(.aac), log: log)
+        case .hls(let folder, let rung):
+            let window = options.hls ?? HLSSettings(folder: folder, windowSeconds: HLSSettings.defaultWindow)
+            out = PipelineOutput(id: "hls:\(folder)/\(rung)", spec: spec, template: try PipelineTemplate.load("record-hls"),
+                                 values: ["segments": PipelineTemplate.quoted("\(folder)/\(rung)/segment%05d.ts"),
+                                          "playlist": PipelineTemplate.quoted("\(folder)/\(rung)/index.m3u8"),
+                                          "length": String(window.playlistLength), "max_files": String(window.maxFiles)],
+                                 maxQueued: options.fps * 2, audio: soundCodec(.aac), log: log)
         case .rtsp:
             throw OutputSpec.Invalid(description: "internal: rtsp is not a pipeline output")
         }

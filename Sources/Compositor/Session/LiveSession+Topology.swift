@@ -100,6 +100,7 @@ extension LiveSession {
             case .record(let path, _, _): path
             case .push(let url, _): url
             case .custom(let path): path
+            case .hls(let folder, _): folder
             case .rtsp: "rtsp"
             }
             let rendition = try Rendition.resolve(asked, output: named, in: options.renditions, main: main)

@@ -41,6 +41,8 @@ public final class LiveSession: @unchecked Sendable {
     public private(set) var rtsp: RTSPOutput?
     /// The RTSP server's path for each rendition (`/pip@416x234`), from `prepare()`.
     public private(set) var renditionRTSP: [PixelSize: RTSPOutput] = [:]
+    /// The HLS ladder's master playlist (`--hls`), from `prepare()`.
+    var hlsMaster: HLSMaster?
     /// WHEP viewers (`--webrtc`), from `prepare()`.
     public private(set) var webrtc: WebRTCOutput?
     /// The outputs that serve viewers (RTSP, WebRTC): open before any file, ended after every file.
@@ -144,6 +146,25 @@ public final class LiveSession: @unchecked Sendable {
                 dump.append((out.id, try out.prepare()))
                 outputs.append(out)
             }
+        }
+        if let hls = options.hls {
+            // One rung per picture: the main one, then each rendition from the largest down.
+            let sizes: [PixelSize?] = [nil] + options.renditions.map(\.size).sorted { $0.width * $0.height > $1.width * $1.height }
+            var rungs: [HLSMaster.Rung] = []
+            for size in sizes {
+                let name = HLSSettings.rung(size)
+                try FileManager.default.createDirectory(atPath: hls.folder + "/" + name, withIntermediateDirectories: true)
+                let out = try makePipelineOutput(.hls(folder: hls.folder, rung: name), index: outputs.count, location: nil,
+                                                 rendition: size)
+                dump.append((out.id, try out.prepare()))
+                outputs.append(out)
+                let kbps = size.map { s in options.encoder.bitrate(forRendition: options.renditions.first { $0.size == s }!,
+                                                                  fps: options.fps) }
+                    ?? options.encoder.bitrate(for: options.size, fps: options.fps)
+                rungs.append(HLSMaster.Rung(name: name, output: out, size: size ?? options.size, kbps: kbps))
+            }
+            hlsMaster = HLSMaster(folder: hls.folder, rungs: rungs, fps: options.fps,
+                                  audioKbps: options.audio.isSilent ? nil : 128, log: log)
         }
         if let settings = options.webrtc {
             let fan = try PipelineTemplate.load("webrtc"), viewer = try PipelineTemplate.load("webrtc-viewer")
@@ -295,6 +316,7 @@ public final class LiveSession: @unchecked Sendable {
         _ = try? renderer.snapshot(at: FrameTime(frame: 0, media: 0, wall: Date()))
         renderer.invalidate()
         loop.start()
+        hlsMaster?.start()
         watchDrops()
     }
 
@@ -325,6 +347,7 @@ public final class LiveSession: @unchecked Sendable {
             return running.value
         }) else {
             for server in servers { _ = server.finish(timeout: 2) }
+            hlsMaster?.stop()
             return true
         }
         var ok = true
@@ -358,6 +381,7 @@ public final class LiveSession: @unchecked Sendable {
             }
         }
         for server in servers { _ = server.finish(timeout: 3) }
+        hlsMaster?.stop()
         return ok
     }
 

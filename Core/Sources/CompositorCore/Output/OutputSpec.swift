@@ -21,6 +21,8 @@ public enum OutputSpec: Sendable, Equatable {
     case record(path: String, format: FileFormat, policy: ResizePolicy)
     case push(url: String, scheme: String)
     case custom(path: String)
+    /// One rung of an HLS ladder (`--hls DIR`): its media playlist and segments in `folder/rung/`.
+    case hls(folder: String, rung: String)
 
     public struct Invalid: Error, CustomStringConvertible {
         public let description: String

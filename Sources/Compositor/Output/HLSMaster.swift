@@ -1,0 +1,107 @@
+import Foundation
+
+/// Writes an HLS ladder's multivariant playlist, `DIR/master.m3u8`, and keeps it true: each rung's BANDWIDTH is the
+/// peak bit rate of its segments as RFC 8216 defines it (a segment's size over its duration, the largest seen),
+/// AVERAGE-BANDWIDTH their average, RESOLUTION and CODECS what its encoder makes now (the main rung follows a
+/// resize). Before a rung has a segment, its bitrate setting (plus the sound's) stands in. Rewritten whole, by
+/// rename, once a second when it changed, so a player never reads half a playlist.
+///
+/// `@unchecked Sendable`: the figures are only touched on `queue`.
+final class HLSMaster: @unchecked Sendable {
+    struct Rung {
+        let name: String
+        let output: PipelineOutput
+        /// The size and bitrate (kbit/s) it was set up with.
+        let size: PixelSize
+        let kbps: Int
+    }
+
+    private let folder: String
+    private let rungs: [Rung]
+    private let fps: Int
+    private let audioKbps: Int?
+    private let queue = DispatchQueue(label: "hls-master")
+    private var timer: DispatchSourceTimer?
+    /// Per rung, the bits per second of each segment measured (by URI), and the largest.
+    private var measured: [String: [String: (bits: Double, seconds: Double)]] = [:]
+    private var peak: [String: Double] = [:]
+    private var written = ""
+    private let log: @Sendable (String) -> Void
+
+    init(folder: String, rungs: [Rung], fps: Int, audioKbps: Int?, log: @escaping @Sendable (String) -> Void) {
+        self.folder = folder
+        self.rungs = rungs
+        self.fps = fps
+        self.audioKbps = audioKbps
+        self.log = log
+    }
+
+    var path: String { folder + "/master.m3u8" }
+
+    /// Writes the playlist now (estimates) and then once a second.
+    func start() {
+        queue.sync { update() }
+        let t = DispatchSource.makeTimerSource(queue: queue)
+        t.schedule(deadline: .now() + 1, repeating: 1)
+        t.setEventHandler { [weak self] in self?.update() }
+        t.resume()
+        timer = t
+    }
+
+    /// Stops the updates after a last one (the rungs' playlists are final by then).
+    func stop() {
+        timer?.cancel()
+        timer = nil
+        queue.sync { update() }
+    }
+
+    private func update() {
+        var variants: [HLSPlaylist.Variant] = []
+        for rung in rungs {
+            let (bandwidth, average) = measure(rung)
+            let caps = rung.output.videoCaps
+            let size = caps?.videoSize ?? rung.size
+            let video = caps.flatMap { c in
+                c.string("profile").flatMap { p in c.string("level").flatMap { HLSPlaylist.avc1(profile: p, level: $0) } }
+            } ?? "avc1.42C01F"
+            let codecs = audioKbps == nil ? video : video + ",mp4a.40.2"
+            variants.append(HLSPlaylist.Variant(uri: rung.name + "/index.m3u8", bandwidth: bandwidth, averageBandwidth: average,
+                                                size: size, codecs: codecs, frameRate: Double(fps)))
+        }
+        let text = HLSPlaylist.master(variants)
+        guard text != written else { return }
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            written = text
+        } catch {
+            log("hls: cannot write \(path): \(error)")
+        }
+    }
+
+    /// BANDWIDTH and AVERAGE-BANDWIDTH of a rung: from its segments once it has some, else its settings plus a tenth.
+    private func measure(_ rung: Rung) -> (Int, Int?) {
+        let playlist = folder + "/" + rung.name + "/index.m3u8"
+        var seen = measured[rung.name] ?? [:]
+        if let text = try? String(contentsOfFile: playlist, encoding: .utf8) {
+            for s in HLSPlaylist.media(text).segments where seen[s.uri] == nil && s.duration > 0 {
+                let file = folder + "/" + rung.name + "/" + s.uri
+                guard let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber else { continue }
+                let bits = size.doubleValue * 8
+                seen[s.uri] = (bits, s.duration)
+                peak[rung.name] = max(peak[rung.name] ?? 0, bits / s.duration)
+            }
+        }
+        // Only what the folder still holds is remembered (it keeps a window of segments).
+        if seen.count > 4096, let text = try? String(contentsOfFile: playlist, encoding: .utf8) {
+            let listed = Set(HLSPlaylist.media(text).segments.map(\.uri))
+            seen = seen.filter { listed.contains($0.key) }
+        }
+        measured[rung.name] = seen
+        guard let top = peak[rung.name], !seen.isEmpty else {
+            let estimate = Double((rung.kbps + (audioKbps ?? 0)) * 1000) * 1.1
+            return (Int(estimate.rounded(.up)), nil)
+        }
+        let bits = seen.values.reduce(0) { $0 + $1.bits }, seconds = seen.values.reduce(0) { $0 + $1.seconds }
+        return (Int(top.rounded(.up)), Int((bits / seconds).rounded(.up)))
+    }
+}

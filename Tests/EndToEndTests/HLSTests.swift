@@ -1,0 +1,98 @@
+import Compositor
+import Foundation
+import Testing
+import TestSupport
+
+extension EndToEnd {
+    @Suite(.serialized) struct HLSTests {
+        /// `--hls DIR` with a rendition: the master names both rungs with the bandwidth their segments really took,
+        /// every playlist follows RFC 8216 (Debian's m3u8 parser and the rules it leaves out), the folder keeps its
+        /// window; GStreamer's hlsdemux reads the live ladder while it runs, and after the end ffmpeg and
+        /// GStreamer read every rung: each its own size's layout, strip and sound.
+        @Test func aLadderIsWrittenAsTheSpecSaysAndPlays() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let hls = dir.file("ladder")
+            let (p, _) = try startLive([scene, "--rendition", "320x180", "--audio", "ticks", "--hls", hls, "--hls-window", "4"])
+            #expect(p.stdout.contains { $0 == "output hls:\(hls)/main" } && p.stdout.contains { $0 == "output hls:\(hls)/320x180" },
+                    "\(p.allOutput)")
+            // Live: once the small rung has three segments, hlsdemux plays the master as a live stream. (Five
+            // seconds of frames taken by its pipeline; the files follow as hlssink2 closes them, polled.)
+            #expect(p.waitForFrames("hls:\(hls)/320x180", atLeast: 150), "\(p.allOutput)")
+            let deadline = Date().addingTimeInterval(30)
+            var segments: [String] = []
+            repeat {
+                segments = ((try? FileManager.default.contentsOfDirectory(atPath: hls + "/320x180")) ?? []).filter { $0.hasSuffix(".ts") }
+                if segments.count < 3 { Thread.sleep(forTimeInterval: 0.1) }
+            } while segments.count < 3 && Date() < deadline
+            #expect(segments.count >= 3, "\(segments)")
+            let live = try probe([hls + "/master.m3u8", "--duration", "3", "--reference", scene])
+            let seen = try ProbeResult(json: live.out)
+            #expect(live.status == 0 && seen.int("frames") >= 60 && seen.unreadable == 0 && seen.corrupt == 0,
+                    "\(live.out)\n\(live.err)")
+            // Past the window: the folder holds no more than it should.
+            #expect(p.waitForFrames("hls:\(hls)/320x180", atLeast: 240), "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit(timeout: 30) == 0, "\(p.allOutput)")
+
+            let check = try tool(["/usr/bin/python3", fixture("hls_check.py"), hls, "4", "ended"])
+            #expect(check.status == 0, "\(check.err)")
+            let report = try #require(try? JSONSerialization.jsonObject(with: Data(check.out.utf8)) as? [String: Any], "\(check.out)")
+            #expect((report["problems"] as? [String]) == [], "\(report)")
+            let variants = try #require(report["variants"] as? [[String: Any]])
+            #expect(variants.map { $0["uri"] as? String } == ["main/index.m3u8", "320x180/index.m3u8"])
+            #expect(variants.map { $0["resolution"] as? [Int] } == [[640, 360], [320, 180]])
+            for v in variants {
+                // Constrained baseline as x264's ultrafast makes it, and AAC.
+                #expect((v["codecs"] as? String)?.hasPrefix("avc1.42C0") == true && (v["codecs"] as? String)?.hasSuffix(",mp4a.40.2") == true, "\(v)")
+                #expect(v["frameRate"] as? Double == 30 && v["segments"] as? Int == 4, "\(v)")
+            }
+
+            // ffmpeg sees the two rungs in the master; each rung read by ffmpeg and by GStreamer has its own layout.
+            let streams = try tool(["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0",
+                                    hls + "/master.m3u8"])
+            #expect(Set(streams.out.split(separator: "\n").map(String.init).filter { !$0.isEmpty }) == ["640,360", "320,180"],
+                    "\(streams.out)\(streams.err)")
+            for rung in ["main", "320x180"] {
+                let decoded = dir.file("ff-\(rung).mkv")
+                let ff = try tool(["ffmpeg", "-hide_banner", "-v", "error", "-i", hls + "/\(rung)/index.m3u8", "-map", "0:v",
+                                   "-c:v", "ffv1", "-y", decoded], timeout: 90)
+                #expect(ff.status == 0 && ff.err.isEmpty, "\(rung): \(ff.err)")
+                let read = try probe([decoded, "--reference", scene])
+                let byFFmpeg = try ProbeResult(json: read.out)
+                #expect(byFFmpeg.int("frames") >= 90 && byFFmpeg.unreadable == 0 && byFFmpeg.corrupt == 0
+                        && byFFmpeg.compared == byFFmpeg.int("frames"), "\(rung): \(byFFmpeg.total) \(byFFmpeg.fidelity)")
+                let g = try probe([hls + "/\(rung)/index.m3u8", "--reference", scene, "--av"])
+                let gst = try ProbeResult(json: g.out)
+                #expect(g.status == 0 && gst.int("frames") == byFFmpeg.int("frames") && gst.unreadable == 0 && gst.corrupt == 0,
+                        "\(rung): \(g.out)")
+                let av = (try? JSONSerialization.jsonObject(with: Data(g.out.utf8)) as? [String: Any])?["av"] as? [String: Any]
+                #expect((av?["ticks"] as? Int ?? 0) >= 3, "\(rung): no sound: \(av ?? [:])")
+            }
+        }
+
+        /// A folder that is not empty, a file, a missing parent, or a window out of range: refused before anything
+        /// starts, with the rule, and nothing written.
+        @Test func badLadderFoldersAreRefusedAndNothingIsWritten() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let full = dir.file("full")
+            try FileManager.default.createDirectory(atPath: full, withIntermediateDirectories: true)
+            let mine = try dir.write("full/mine.txt", "keep me")
+            let file = try dir.write("plain.txt", "a file")
+            let cases: [([String], String)] = [
+                (["--hls", full], "not empty"),
+                (["--hls", file], "that is a file"),
+                (["--hls", dir.file("no/such/ladder")], "does not exist"),
+                (["--hls", dir.file("new"), "--hls-window", "1"], "--hls-window"),
+            ]
+            for (args, words) in cases {
+                let r = try tool([binary, "run", scene, "--duration", "1", "--no-control", "--rtsp", "127.0.0.1:0/pip"] + args)
+                #expect(r.status != 0 && r.err.contains(words), "\(args): \(r.err)")
+            }
+            #expect(try String(contentsOfFile: mine, encoding: .utf8) == "keep me")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: full) == ["mine.txt"])
+            #expect(!FileManager.default.fileExists(atPath: dir.file("new")))
+        }
+    }
+}
