@@ -165,7 +165,9 @@ struct RunCommand: ParsableCommand {
         var options = LiveOptions(scene: try loadScene(scene), size: try size.value(), fps: rate.fps, outputs: specs)
         options.duration = duration.duration
         do {
-            options.renditions = try Rendition.checked(renditions, main: options.size)
+            // The scene's renditions, and the command line's (which win for a size both name).
+            let fromScene = options.scene.renditions.filter { r in !renditions.contains { $0.size == r.size } }
+            options.renditions = try Rendition.checked(fromScene + renditions, main: options.size)
             options.hls = try hls.map { folder throws(OutputSpec.Invalid) in try HLSSettings.check(folder, window: hlsWindow) }
             for (i, named) in outputRenditions {
                 if let r = try Rendition.resolve(named.size, output: named.output, in: options.renditions, main: options.size) {

@@ -64,4 +64,22 @@ import Testing
         let (gone, _) = try next.removing("record:/r/s.mp4@416x234")
         #expect(gone.watchedRenditions.isEmpty)
     }
+
+    /// `renditions:` in a scene, as --rendition takes them; a bad one is placed in the file.
+    @Test func aSceneNamesItsRenditions() throws {
+        let base = "size: 1280x720\nwidgets:\n  - {id: t, type: text, text: hi, place: fill}\n"
+        let scene = try SceneLoader.parse("renditions: [416x234, \"640x360@800\"]\n" + base, file: "s.yaml", checks: NoMediaChecks())
+        #expect(scene.renditions == [Rendition(size: ladder), Rendition(size: PixelSize(width: 640, height: 360), bitrateKbps: 800)])
+        #expect(try SceneLoader.parse(base, file: "s.yaml", checks: NoMediaChecks()).renditions.isEmpty)
+        for (bad, line, column, words) in [("renditions: [416x234@0]", 1, 14, "kbit/s"), ("renditions: [417x234]", 1, 14, "even"),
+                                           ("renditions: [1280x720]", 1, 13, "main picture"),
+                                           ("renditions: [416x234, 416x234]", 1, 13, "twice"), ("renditions: 416x234", 1, 13, "list")] {
+            do {
+                _ = try SceneLoader.parse(bad + "\n" + base, file: "s.yaml", checks: NoMediaChecks())
+                Issue.record("accepted \(bad)")
+            } catch {
+                #expect(error.line == line && error.column == column && error.description.contains(words), "\(bad): \(error)")
+            }
+        }
+    }
 }

@@ -56,6 +56,8 @@ public struct Scene: Sendable {
     public var folder = "."
     /// The sound the scene asks for (`audio:`); `run --audio` overrides it.
     public var audio: AudioChoice = .none
+    /// More pictures of the scene, each drawn with its own layout (`renditions:`; `--rendition` adds to them).
+    public var renditions: [Rendition] = []
 
     public init(title: String, size: PixelSize, fps: Int, background: Background, spacing: LayoutSpacing,
                 widgets: [WidgetSpec], timeline: Timeline, source: String) {

@@ -7,7 +7,7 @@ import Yams
 /// not have) go to `warn` and the scene still loads. A widget's own keys are read by its type's schema
 /// (`WidgetTypes`); `checks` are the media checks only the rendering side can make (Compositor passes its own).
 public enum SceneLoader {
-    static let topKeys = ["title", "size", "fps", "background", "layout", "timeline", "widgets", "audio"]
+    static let topKeys = ["title", "size", "fps", "background", "layout", "timeline", "widgets", "audio", "renditions"]
     static let widgetKeys = ["id", "type", "place", "style", "z"]
     static let placeKeys = ["edge", "size", "min", "max", "portrait", "priority", "inset", "width", "aspect", "margin"]
     static let styleKeys = ["font", "bold", "italic", "color", "secondary", "accent", "background", "border",
@@ -90,6 +90,19 @@ public enum SceneLoader {
                 timeline = .finite(duration: try d.double(in: 0.1...(86400 * 365), unit: " seconds"))
             }
         }
+        // More pictures of the scene, each with its own layout: ["416x234", "640x360@800"], as --rendition takes them.
+        var renditions: [Rendition] = []
+        if let list = top["renditions"] {
+            for item in try list.list() {
+                let text = try item.string()
+                do { renditions.append(try Rendition.parse(text)) } catch {
+                    throw item.error(error.description.replacingOccurrences(of: "--rendition", with: "rendition"))
+                }
+            }
+            do { renditions = try Rendition.checked(renditions, main: size) } catch {
+                throw list.error(error.description.replacingOccurrences(of: "--rendition", with: "rendition"))
+            }
+        }
         guard let widgetsNode = top["widgets"] else {
             throw r.error("missing 'widgets': a list of widgets (types: \(Scene.widgetTypes.joined(separator: ", ")))")
         }
@@ -105,6 +118,7 @@ public enum SceneLoader {
         var scene = Scene(title: title, size: size, fps: fps, background: background, spacing: spacing,
                           widgets: widgets, timeline: timeline, source: file)
         scene.audio = audio
+        scene.renditions = renditions
         scene.folder = baseDirectory
         return scene
     }
