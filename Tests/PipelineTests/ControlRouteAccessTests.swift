@@ -19,7 +19,7 @@ final class CountingSession: ControlledSession, @unchecked Sendable {
     func statusPayload() -> StatusPayload {
         called("status")
         let json = #"{"state":"playing","width":160,"height":90,"fps":30,"frame":0,"rendered":0,"repeated":0,"dropped":0,"#
-            + #""injected":0,"sceneTime":0,"live":true,"viewers":0,"uptime":0,"outputs":[],"audio":"none","#
+            + #""injected":0,"idle":0,"sceneTime":0,"live":true,"viewers":0,"uptime":0,"outputs":[],"audio":"none","#
             + #""audioPackets":0,"inputs":[]}"#
         return try! JSONDecoder().decode(StatusPayload.self, from: Data(json.utf8))
     }

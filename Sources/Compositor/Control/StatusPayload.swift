@@ -18,6 +18,8 @@ public struct StatusPayload: Codable, Sendable {
     public var dropped: UInt64
     /// Frames left out on purpose by `--inject-drops` (not in `dropped`).
     public var injected: UInt64
+    /// Frames nobody took (no output, no viewer), neither drawn nor encoded.
+    public var idle: UInt64
     public var sceneTime: Double
     public var live: Bool
     /// Every viewer: RTSP and WebRTC.
@@ -106,6 +108,7 @@ public struct StatusPayload: Codable, Sendable {
         repeated = s.repeated
         dropped = s.dropped
         injected = s.injected
+        idle = s.idle
         sceneTime = session.loop.map { session.playback.media(at: $0.runningSeconds) } ?? 0
         live = session.playback.duration == nil
         viewers = s.viewers

@@ -89,11 +89,8 @@ public final class AppSource: @unchecked Sendable {
     /// Restamps buffers as they leave into the running time of the pipeline this appsrc is in (an RTSP media),
     /// from the frame clock's; see `MediaClockMapper`.
     /// `exact` for sound (see `MediaClockMapper`).
-    @discardableResult
-    public func mapTimestamps(exact: Bool = false, frameClockBase: @escaping @Sendable () -> MediaTime?) -> MediaClockMapper {
-        let mapper = MediaClockMapper(frameClockBase: frameClockBase, exact: exact)
-        mapper.attach(to: element)
-        return mapper
+    public func mapTimestamps(exact: Bool = false, frameClockBase: @escaping @Sendable () -> MediaTime?) {
+        MediaClockMapper(frameClockBase: frameClockBase, exact: exact).attach(to: element)
     }
 
     private let room = NSCondition()

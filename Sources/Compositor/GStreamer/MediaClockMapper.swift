@@ -21,22 +21,12 @@ import Foundation
 /// by as much. Sound had that trouble under that rule, measured at 90 ms, before it was mapped exactly. The same
 /// holds after gst-rtsp-server pauses and resumes a media: frames drawn while it was paused leave together.)
 ///
-/// Frames left in appsrc while nobody played the media (its viewers gone, the picture no longer drawn) would leave
-/// first when the next viewer plays: pictures that refer to ones that viewer never got. After `dropUntilKeyFrame()`
-/// frames leave only from a key frame on.
-///
-/// `@unchecked Sendable`: `last` is only touched on the appsrc's streaming thread (the pad probe); `awaitingKey`
-/// behind `lock`.
-public final class MediaClockMapper: @unchecked Sendable {
+/// `@unchecked Sendable`: `last` is only touched on the appsrc's streaming thread (the pad probe).
+final class MediaClockMapper: @unchecked Sendable {
     private let frameClockBase: @Sendable () -> MediaTime?
     private let exact: Bool
     /// Only touched on the appsrc's streaming thread.
     private var last: GstClockTime?
-    private let lock = NSLock()
-    private var awaitingKey = false
-
-    /// Frames leave again only from the next key frame on (the ones before it are dropped).
-    public func dropUntilKeyFrame() { lock.withLock { awaitingKey = true } }
 
     init(frameClockBase: @escaping @Sendable () -> MediaTime?, exact: Bool = false) {
         self.frameClockBase = frameClockBase
@@ -72,10 +62,6 @@ public final class MediaClockMapper: @unchecked Sendable {
 
     /// The buffer (made writable) with PTS and DTS in the media's running time; `.keep` leaves it as it is.
     private func restamp(_ buffer: UnsafeMutablePointer<GstBuffer>, element: UnsafeMutablePointer<GstElement>) -> Outcome {
-        if !exact, lock.withLock({ awaitingKey }) {
-            if cgst_buffer_is_delta(buffer) != 0 { return .drop }
-            lock.withLock { awaitingKey = false }
-        }
         let none = cgst_clock_time_none()
         let pts = cgst_buffer_pts(buffer)
         guard pts != none, let base = frameClockBase(), let clock = gst_element_get_clock(element) else { return .keep }

@@ -20,8 +20,6 @@ public final class RTSPOutput: @unchecked Sendable {
         var gate = StreamGate()
         let audio: AppSource?
         var audioCaps: MediaCaps?
-        /// Stamps the picture as it leaves the appsrc; told to start at a key frame when nobody plays.
-        let mapper: MediaClockMapper
         var drops = WatchedDrops()
         /// When it was prepared, and whether anyone has played it since.
         let ready = Date()
@@ -78,13 +76,13 @@ public final class RTSPOutput: @unchecked Sendable {
         carriesAudio = audio
         mount.onMediaReady = { [weak self] media, input, audio in
             guard let self else { return }
-            let mapper = input.mapTimestamps(frameClockBase: { [weak self] in self?.frameClockBase?() })
+            input.mapTimestamps(frameClockBase: { [weak self] in self?.frameClockBase?() })
             audio?.mapTimestamps(exact: true, frameClockBase: { [weak self] in self?.frameClockBase?() })
             // The first viewer's DESCRIBE waits for this media's first packet, a key frame: when nobody watches
             // yet, it is the next frame (a spaced one kept new viewers waiting up to half a second).
             let alone = self.nobodyWatches
             self.lock.withLock {
-                self.feeds[media] = Feed(input: input, audio: audio, mapper: mapper)
+                self.feeds[media] = Feed(input: input, audio: audio)
             }
             self.source?.requestKeyFrameForViewer(now: alone)
         }
@@ -103,9 +101,6 @@ public final class RTSPOutput: @unchecked Sendable {
                 guard var feed = self.feeds[media] else { return }
                 feed.drops.playing(on, dropsNow: feed.input.dropped)
                 if on { feed.played = true }
-                // Frames left queued while nobody plays (a rendition is no longer drawn then) must not be the next
-                // viewer's first: it starts at a key frame, which its PLAY asks for.
-                if !on { feed.mapper.dropUntilKeyFrame() }
                 self.feeds[media] = feed
             }
         }

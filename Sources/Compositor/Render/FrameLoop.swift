@@ -17,6 +17,8 @@ public final class FrameLoop: @unchecked Sendable {
         public var late: UInt64 = 0
         /// Frames left out on purpose (`dropPattern`), not counted as dropped.
         public var injected: UInt64 = 0
+        /// Frames of the main picture neither drawn nor encoded because nobody took it (no output, no viewer).
+        public var idle: UInt64 = 0
         public var size = PixelSize(width: 0, height: 0)
         public var frame: Int64 = 0
         /// Frames drawn for each rendition (`--rendition`), wholly, in part or sent again unchanged.
@@ -52,6 +54,9 @@ public final class FrameLoop: @unchecked Sendable {
     public var renditions: [RenditionPicture] = []
     /// The encoders of the renditions some output carries now, read each frame: the others are not drawn.
     public var renditionEncoders: (@Sendable () -> [PixelSize: Encoder])?
+    /// Whether anyone takes the main picture now (an output, a viewer), read each frame; nil: always. A frame
+    /// nobody takes is neither drawn nor encoded (set before `start`).
+    public var mainWanted: (@Sendable () -> Bool)?
     public let duration: Double?
     private let lock = NSLock()
     private var producer: FrameProducer
@@ -145,6 +150,8 @@ public final class FrameLoop: @unchecked Sendable {
         let frameNs = clock.frameNanoseconds
         var n: Int64 = 0
         var sentFirst = false
+        /// Whether the last frame of the main picture was drawn and sent (its picture is what viewers see now).
+        var drawing = false
         while true {
             if lock.withLock({ stopRequested }) { break }
             var target = clock.time(ofFrame: n)
@@ -152,12 +159,16 @@ public final class FrameLoop: @unchecked Sendable {
             // A finite scene ends at its end.
             if n > 0 && playback.ended(at: Double(target) / 1e9) { break }
             let now = clock.wait(until: target)
-            // Copies of the last picture, before anything changes it (a resize replaces the canvas).
-            let pictures = lock.withLock { () -> [(ImageSurface?) -> Void] in
+            // Copies of the last picture, before anything changes it (a resize replaces the canvas). With nobody
+            // watching there is no such picture: this frame is drawn for them below, not encoded.
+            var pictures = lock.withLock { () -> [(ImageSurface?) -> Void] in
                 defer { pictureRequests = [] }
                 return pictureRequests
             }
-            for p in pictures { p(sentFirst ? try? producer.copyOfPicture(renderer) : nil) }
+            if drawing {
+                for p in pictures { p(try? producer.copyOfPicture(renderer)) }
+                pictures = []
+            }
             // A hiccup (the thread scheduled late by a frame or a few) is caught up: the missed frames are
             // drawn at once with their own timestamps, which costs well under a millisecond each. Only a real
             // stall, more than `catchUpLimit` frames behind, skips frames, and counts them as dropped.
@@ -204,6 +215,18 @@ public final class FrameLoop: @unchecked Sendable {
             let wall = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
             let time = FrameTime(frame: n, media: media, wall: wall, paused: playback.isPaused,
                                  viewers: viewers?() ?? 0)
+            let wanted = mainWanted?() ?? true
+            if !wanted && pictures.isEmpty {
+                // Nobody takes the main picture: only the renditions someone takes, and the sound, go on.
+                drawing = false
+                lock.withLock { _stats.idle += 1 }
+                drawRenditions(at: time, pts: MediaTime(target), duration: MediaTime(frameNs),
+                               dropped: dropPattern?.drops(n) ?? false, deadline: Date().addingTimeInterval(Self.encoderWaitLimit))
+                afterFrame?(MediaTime(target))
+                lock.withLock { _stats.frame = n }
+                n += 1
+                continue
+            }
             let buffer: MediaBuffer
             do {
                 let started = DispatchTime.now().uptimeNanoseconds
@@ -217,6 +240,22 @@ public final class FrameLoop: @unchecked Sendable {
                 continue
             }
             buffer.stamp(pts: MediaTime(target), duration: MediaTime(frameNs))
+            // Drawn only for a picture asked for: handed over, not encoded.
+            if !wanted {
+                for p in pictures { p(try? producer.copyOfPicture(renderer)) }
+                drawing = false
+                lock.withLock { _stats.idle += 1 }
+                drawRenditions(at: time, pts: MediaTime(target), duration: MediaTime(frameNs),
+                               dropped: dropPattern?.drops(n) ?? false, deadline: Date().addingTimeInterval(Self.encoderWaitLimit))
+                afterFrame?(MediaTime(target))
+                lock.withLock { _stats.frame = n }
+                n += 1
+                continue
+            }
+            for p in pictures { p(try? producer.copyOfPicture(renderer)) }
+            // The encoders saw nothing while nobody watched: whoever watches now starts with this frame.
+            if !drawing && sentFirst { for e in encoders() { e.requestKeyFrame(at: MediaTime(target)) } }
+            drawing = true
             let dropped = dropPattern?.drops(n) ?? false
             // An encoder that is behind makes the loop wait (bounded) rather than lose a drawn frame.
             let deadline = Date().addingTimeInterval(Self.encoderWaitLimit)

@@ -36,7 +36,9 @@ public final class LiveMetrics: @unchecked Sendable {
             last[key] = value
             return value >= previous ? value - previous : value
         }
-        if delta > 0 { Counter(label: label, dimensions: dimensions).increment(by: Int64(delta)) }
+        // Made even at 0: a series exists from the first scrape (a run nobody watches draws nothing for a while).
+        let counter = Counter(label: label, dimensions: dimensions)
+        if delta > 0 { counter.increment(by: Int64(delta)) }
     }
 
     /// The exposition text, after bringing every value up to date with `status`.
@@ -45,6 +47,7 @@ public final class LiveMetrics: @unchecked Sendable {
         advance("pipcompose_frames_repeated_total", to: s.repeated)
         advance("pipcompose_frames_dropped_total", to: s.dropped)
         advance("pipcompose_frames_encoded_total", to: s.encoded)
+        advance("pipcompose_frames_idle_total", to: s.idle)
         Gauge(label: "pipcompose_viewers").record(s.viewers)
         if let w = s.webrtc {
             Gauge(label: "pipcompose_webrtc_viewers").record(w.viewers)

@@ -214,6 +214,7 @@ public final class LiveRun: @unchecked Sendable {
         var text = "stopped after \(s.frame + 1) frames: rendered \(s.rendered), repeated \(s.repeated), "
             + "encoded \(s.encoded), dropped \(s.dropped) (late \(s.late), at the encoder \(s.encoderDropped))"
             + (s.injected > 0 ? ", left out on purpose \(s.injected)" : "")
+            + (s.idle > 0 ? ", idle \(s.idle) (nobody watched: not drawn)" : "")
         for o in s.outputs {
             // A failed output's file holds what was written whole before the failure, which may be fewer frames.
             let failed = o.state == PipelineOutput.State.failed.rawValue ? "failed after " : ""

@@ -18,6 +18,8 @@ extension LiveSession {
         public var restarts: [(String, Int)] = []
         /// Frames left out on purpose (`--inject-drops`); not in `dropped`.
         public var injected: UInt64 = 0
+        /// Frames nobody took (no output, no viewer): neither drawn nor encoded.
+        public var idle: UInt64 = 0
         /// How long the live encoder's frames were really held by `--inject-delay-ms`.
         public var delayHeld: LatencySummary?
         /// The sound (nil with `--audio none`): what it is, AAC packets encoded, sample chunks dropped before it.
@@ -59,6 +61,7 @@ extension LiveSession {
              graph?.topology.outputs.filter { $0.rendition == r.size }.map(\.id) ?? [], renditionRTSP[r.size]?.url)
         }
         status.injected = s.injected
+        status.idle = s.idle
         status.delayHeld = graph?.live.delayHeld ?? finalHeld
         if let audio { status.audio = (audio.choice.description, audio.encodedPackets, audio.dropped) }
         status.music = music?.nowPlaying

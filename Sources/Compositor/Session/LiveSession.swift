@@ -255,6 +255,14 @@ public final class LiveSession: @unchecked Sendable {
         loop.dropPattern = options.injectDrops
         let rtsp = self.rtsp, webrtc = self.webrtc
         loop.viewers = { (rtsp?.viewers ?? 0) + (webrtc?.viewerCount ?? 0) }
+        // What nobody takes costs nothing: the main picture is drawn and encoded while an output carries it, an RTSP
+        // viewer plays it (or has just asked for it), or a browser watches.
+        let graph = self.running
+        loop.mainWanted = {
+            if rtsp?.isWanted == true || (webrtc?.viewerCount ?? 0) > 0 { return true }
+            guard let g = graph.value else { return true }
+            return g.topology.outputs.contains { $0.rendition == nil }
+        }
         if !audioTemplates.isEmpty {
             if let musicTemplate {
                 let card = MusicCard(session: self, files: musicFiles, log: log)
