@@ -71,6 +71,31 @@ extension EndToEnd {
             }
         }
 
+        /// A rung whose writes fail (a file size limit, as a full disk fails them: 100 KB, which the info panel's 1 s
+        /// segments at 640x360 and 2 Mbit/s pass, 150-220 KB here, and the 320x180 rung's, about 45 KB, do not) fails
+        /// alone: the small rung's playlist goes on to its end.
+        @Test func aRungThatCannotWriteFailsAlone() throws {
+            let dir = try TempDir()
+            let scene = panelScene
+            let hls = dir.file("ladder")
+            let p = try LiveProcess("/bin/sh", ["-c", "ulimit -f 200; trap '' XFSZ; exec \"$0\" \"$@\"", binary,
+                                                "run", scene, "--no-control", "--size", "640x360", "--bitrate", "2000",
+                                                "--rendition", "320x180", "--duration", "5", "--rtsp", "127.0.0.1:0/pip",
+                                                "--hls", hls])
+            #expect(p.waitForExit(timeout: 60) == 0, "\(p.allOutput)")
+            #expect(p.allOutput.contains("hls:\(hls)/main: failed"), "\(p.allOutput)")
+            #expect(!p.allOutput.contains("hls:\(hls)/320x180: failed"), "\(p.allOutput)")
+            let small = try String(contentsOfFile: hls + "/320x180/index.m3u8", encoding: .utf8)
+            let (_, segments) = HLSPlaylist.media(small)
+            #expect(segments.count >= 3 && small.contains("#EXT-X-ENDLIST"), "\(small)")
+            // Every frame of it plays and its strip reads. (Its pictures against the scene are not compared here: the
+            // info panel drawn at 320x180 differs from a fresh drawing in its lower middle in most frames, as the main
+            // picture does at that size; the other tests compare renditions of the timecode scene.)
+            let r = try probe([hls + "/320x180/index.m3u8"])
+            let seen = try ProbeResult(json: r.out)
+            #expect(r.status == 0 && seen.int("frames") >= 90 && seen.int("unreadable") == 0 && seen.int("dropped") == 0, "\(r.status) \(seen.total)")
+        }
+
         /// A folder that is not empty, a file, a missing parent, or a window out of range: refused before anything
         /// starts, with the rule, and nothing written.
         @Test func badLadderFoldersAreRefusedAndNothingIsWritten() throws {
