@@ -19,14 +19,7 @@ extension EndToEnd {
                 return try #require(try? JSONSerialization.jsonObject(with: body) as? [String: Any])
             }
             func number(_ s: [String: Any], _ key: String) -> Int { s[key] as? Int ?? -1 }
-            /// Waits for the status lines (one every half second) to pass frame `n`.
-            func waitForFrame(_ n: Int) -> Bool {
-                p.waitForLine(timeout: 30) { line in
-                    guard let r = line.range(of: #"frame (\d+) rendered"#, options: .regularExpression) else { return false }
-                    return (Int(line[r].split(separator: " ")[1]) ?? 0) >= n
-                } != nil
-            }
-            #expect(waitForFrame(30))
+            #expect(p.waitForFrame(30))
             let quiet = try status()
             #expect(number(quiet, "rendered") == 0 && number(quiet, "idle") >= 30, "drawn for nobody: \(quiet)")
             // The picture is still there for whoever asks for it.
@@ -46,7 +39,7 @@ extension EndToEnd {
             let deadline = Date().addingTimeInterval(30)
             while !still && Date() < deadline {
                 let before = try status()
-                #expect(waitForFrame(number(before, "frame") + 30))
+                #expect(p.waitForFrame(number(before, "frame") + 30))
                 still = number(try status(), "rendered") == number(before, "rendered")
             }
             let last = try status()

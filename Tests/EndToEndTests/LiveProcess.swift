@@ -112,6 +112,14 @@ final class LiveProcess: @unchecked Sendable {
         } != nil
     }
 
+    /// Waits for a periodic status line of `run --status-every` ("status: 640x360 frame N rendered …") past frame `n`.
+    func waitForFrame(_ n: Int, timeout: TimeInterval = 30) -> Bool {
+        waitForLine(timeout: timeout) { line in
+            guard let r = line.range(of: #"frame (\d+) rendered"#, options: .regularExpression) else { return false }
+            return (Int(line[r].split(separator: " ")[1]) ?? 0) >= n
+        } != nil
+    }
+
     /// "…: running, 123 frames, …" → 123
     static func frames(in line: String) -> Int? {
         guard let r = line.range(of: #"(\d+) frames"#, options: .regularExpression) else { return nil }

@@ -109,14 +109,7 @@ extension EndToEnd {
                 let r = try #require((json["renditions"] as? [[String: Any]])?.first, "\(json)")
                 return (json["frame"] as? Int ?? -1, r)
             }
-            /// Waits for a status line ("status: 640x360 frame N rendered …") past frame `n`.
-            func waitForFrame(_ n: Int) -> Bool {
-                p.waitForLine(timeout: 30) { line in
-                    guard let r = line.range(of: #"frame (\d+) rendered"#, options: .regularExpression) else { return false }
-                    return (Int(line[r].split(separator: " ")[1]) ?? 0) >= n
-                } != nil
-            }
-            #expect(waitForFrame(30))
+            #expect(p.waitForFrame(30))
             let idle = try status()
             #expect(idle.frame >= 30 && idle.rendition["frames"] as? Int == 0 && idle.rendition["encoded"] as? Int == 0,
                     "\(idle)")
@@ -136,7 +129,7 @@ extension EndToEnd {
             #expect(stopped == 202)
             // Once nothing carries it, its count stands still while the main picture goes on.
             let left = try status()
-            #expect(waitForFrame(left.frame + 30))
+            #expect(p.waitForFrame(left.frame + 30))
             let later = try status()
             #expect(later.frame >= left.frame + 30, "\(later)")
             #expect((later.rendition["frames"] as? Int ?? -1) <= (left.rendition["frames"] as? Int ?? 0) + 1,
