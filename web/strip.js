@@ -76,13 +76,17 @@ function pipWatch(video, { onSize = () => {}, onSecond = () => {} } = {}) {
     stats.frames++;
     if (video.videoWidth !== stats.width || video.videoHeight !== stats.height) {
       stats.width = video.videoWidth; stats.height = video.videoHeight;
-      stats.sizes.push({ width: stats.width, height: stats.height, at: Date.now() });
+      // The last frame number read at the old size: the first read at the new one says how many frames the change
+      // cost (`step`: 1 is none lost).
+      stats.sizes.push({ width: stats.width, height: stats.height, at: Date.now(), after: stats.lastFrame });
       onSize(stats);
     }
     const shown = performance.timeOrigin + (meta && meta.expectedDisplayTime ? meta.expectedDisplayTime : now);
     const r = video.videoWidth >= PIP_CELLS ? pipReadStrip(video, canvas, ctx) : null;
     if (r) {
       stats.readable++;
+      const size = stats.sizes[stats.sizes.length - 1];
+      if (size && size.step === undefined && size.after !== null) size.step = r.frame - size.after;
       if (stats.lastFrame !== null) {
         if (r.frame === stats.lastFrame) stats.repeated++;
         else if (r.frame > stats.lastFrame + 1) stats.dropped += r.frame - stats.lastFrame - 1;

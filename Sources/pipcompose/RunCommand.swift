@@ -64,6 +64,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Seconds a WebRTC viewer may take to connect after its answer before it is dropped (1...300).")
     var webrtcConnectTimeout: Double = 15
 
+    @Option(help: "Renditions made at once for browsers following their windows, each laid out for its window (0...8; 0: none, a window sees the nearest picture there is).")
+    var maxRenditions: Int = 4
+
     @Option(help: "Feed a ticker from a text file, one item a line, followed as it grows: ID=PATH (e.g. memo=news.txt).")
     var tickerFile: [String] = []
 
@@ -148,6 +151,9 @@ struct RunCommand: ParsableCommand {
         guard (64...65536).contains(webMemoryLimit) else {
             throw ValidationError("--web-memory-limit must be 64...65536 MiB, got \(webMemoryLimit)")
         }
+        guard (0...8).contains(maxRenditions) else {
+            throw ValidationError("--max-renditions must be 0...8 (each is drawn and encoded while a browser sees it), got \(maxRenditions)")
+        }
         guard (1...1000).contains(webrtcMaxViewers) else {
             throw ValidationError("--webrtc-max-viewers must be 1...1000, got \(webrtcMaxViewers)")
         }
@@ -187,6 +193,7 @@ struct RunCommand: ParsableCommand {
         if webrtc, let c = controlSettings {
             options.webrtc = WebRTCSettings(maxViewers: webrtcMaxViewers, addresses: LocalAddresses.forICE(listeningOn: c.host))
             options.webrtc?.connectTimeout = webrtcConnectTimeout
+            options.webrtc?.maxRenditions = maxRenditions
         }
         var s = RunSettings(options: options)
         s.control = controlSettings

@@ -41,8 +41,9 @@ extension EndToEnd {
     @Suite(.serialized) struct WebRTCTests {
         /// The page in headless Chromium plays the stream over WHEP (the video's time advances, its width is the
         /// stream's, the page reads the timecode strip in every picture), then "follow this window" with a new
-        /// size for the video element re-lays the stream for it; leaving the page ends its session.
-        @Test func aBrowserPlaysThePageAndItsWindowDrivesTheRenderSize() throws {
+        /// size for the video element gets it a picture of its own, laid out for that size (the main picture stays
+        /// as it was); leaving the page ends its session, and the rendition made for it goes.
+        @Test func aBrowserPlaysThePageAndItsWindowGetsItsOwnPicture() throws {
             let dir = try TempDir()
             let (p, _) = try startLive([try timecodeScene(dir), "--webrtc"])
             let c = try #require(controlURL(p), "\(p.allOutput)")
@@ -57,7 +58,10 @@ extension EndToEnd {
             // The strip reads in the browser's pictures: the picture is the scene's, not garbage.
             #expect((stats["readable"] as? Int ?? 0) > 60, "\(stats)")
             #expect(seen["resizedTo"] as? [Int] == [480, 270], "\(seen)")
-            #expect(p.waitForLine { $0.contains("resized to 480x270") } != nil, "\(p.allOutput)")
+            let picture = seen["picture"] as? [String: Any] ?? [:]
+            #expect(picture["picture"] as? String == "480x270" && picture["made"] as? Bool == true, "\(seen)")
+            #expect(p.waitForLine { $0.contains("webrtc: viewer1 sees rendition 480x270") } != nil, "\(p.allOutput)")
+            #expect(!p.allOutput.contains("resized to"), "\(p.allOutput)")
             let sizes = (stats["sizes"] as? [[String: Any]] ?? []).map { "\($0["width"] ?? 0)x\($0["height"] ?? 0)" }
             #expect(sizes == ["640x360", "480x270"], "\(sizes)")
             #expect((stats["width"] as? Int) == 480, "\(stats)")
@@ -67,7 +71,10 @@ extension EndToEnd {
             #expect(bright > 2000, "bright pixels in the screenshot: \(bright)")
             // Leaving the page ended its session at once.
             #expect(p.waitForLine(timeout: 15) { $0.contains("webrtc: viewer1 left: ended by the viewer") } != nil, "\(p.allOutput)")
-            let webrtc = statusJSON(c)["webrtc"] as? [String: Any]
+            #expect(p.waitForLine { $0.contains("rendition 480x270 dropped: no browser sees it") } != nil, "\(p.allOutput)")
+            let status = statusJSON(c)
+            #expect(status["width"] as? Int == 640 && (status["windows"] as? [Any])?.isEmpty == true, "\(status)")
+            let webrtc = status["webrtc"] as? [String: Any]
             #expect(webrtc?["viewers"] as? Int == 0 && webrtc?["joined"] as? Int == 1, "\(String(describing: webrtc))")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
@@ -90,12 +97,13 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }
 
-        /// The browser's own Picture-in-Picture window drives the render size: opened from the page with "follow
-        /// this window" on, the stream becomes the PiP window's size.
+        /// The browser's own Picture-in-Picture window drives the render size, the explicit way for one viewer:
+        /// opened from the page with "follow this window: resize the shared picture", the main picture becomes the
+        /// PiP window's size.
         @Test func thePictureInPictureWindowDrivesTheRenderSize() throws {
             let dir = try TempDir()
             let (p, _) = try startLive([try timecodeScene(dir), "--webrtc"])
-            let seen = try browserViewer(try #require(pageURL(p), "\(p.allOutput)"), ["--seconds", "1", "--pip"])
+            let seen = try browserViewer(try #require(pageURL(p), "\(p.allOutput)"), ["--seconds", "1", "--pip", "--follow", "shared"])
             #expect(seen["error"] == nil && seen["followedPip"] as? Bool == true, "\(seen)\n\(p.allOutput)")
             let pip = seen["pipWindow"] as? [Int] ?? []
             #expect(pip.count == 2 && pip[0] % 2 == 0 && pip[1] % 2 == 0 && pip[0] < 640, "\(pip)")

@@ -2,15 +2,17 @@
 """A viewer in a real browser: Debian's Chromium, headless, driven by Selenium through chromedriver.
 
 Opens pipcompose's live page (run --webrtc), waits until the video plays and the page reads the timecode strip,
-optionally makes the video element a new size with "follow this window" on and waits for the stream to follow,
+optionally makes the video element a new size with "follow this window" on (its own picture, or the shared one
+resized) and waits for the stream to follow, and keeps watching a while (--hold) to see whether it changes again,
 takes a screenshot of the video element, then leaves (navigating away, which ends the WHEP session, or quitting the
 browser outright). Prints one JSON object: what the page saw.
 
-Usage: web_viewer.py URL [--seconds S] [--resize WxH] [--screenshot PNG] [--page-screenshot PNG] [--window WxH]
-                        [--pip] [--leave navigate|quit] [--timeout S]
+Usage: web_viewer.py URL [--seconds S] [--resize WxH] [--follow own|shared] [--hold S] [--screenshot PNG]
+                        [--page-screenshot PNG] [--window WxH] [--pip] [--leave navigate|quit] [--timeout S]
 """
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -32,11 +34,21 @@ def webrtc_viewers(page_url):
         return None
 
 
+def follow(d, mode):
+    """Turns "follow this window" on, as a user picking it in the page's list would."""
+    d.execute_script(f"const f = document.getElementById('follow'); f.value = '{mode}';"
+                     "f.dispatchEvent(new Event('change'));")
+
+
 def main():
     a = argparse.ArgumentParser()
     a.add_argument("url")
     a.add_argument("--seconds", type=float, default=3)
     a.add_argument("--resize")
+    a.add_argument("--follow", choices=["own", "shared"], default="own",
+                   help="with --resize or --pip: a picture of its own for the window, or the shared picture resized")
+    a.add_argument("--hold", type=float, default=0, help="after --resize, watch S more seconds of video")
+    a.add_argument("--until-file", help="after --resize, watch until this file exists (another viewer did its part)")
     a.add_argument("--screenshot")
     a.add_argument("--page-screenshot")
     a.add_argument("--window", default="1400x1000")
@@ -80,8 +92,8 @@ def main():
                 w, h = (int(x) for x in args.resize.split("x"))
                 dpr = d.execute_script("return window.devicePixelRatio || 1")
                 asked = time.monotonic()
-                d.execute_script("document.getElementById('follow').click();"
-                                 "const s = document.getElementById('stage');"
+                follow(d, args.follow)
+                d.execute_script("const s = document.getElementById('stage');"
                                  f"s.style.width = '{w / dpr}px'; s.style.height = '{h / dpr}px';")
                 try:
                     until(d, f"const v = document.getElementById('video'); return v.videoWidth === {w} && v.videoHeight === {h}",
@@ -93,10 +105,24 @@ def main():
                           "the page read no strips at the new size")
                 except TimeoutError as e:
                     out["error"] = str(e)
+                if args.until_file:
+                    end = time.monotonic() + args.timeout * 3
+                    while not os.path.exists(args.until_file) and time.monotonic() < end:
+                        time.sleep(0.1)
+                    if not os.path.exists(args.until_file):
+                        out["error"] = f"{args.until_file} did not appear"
+                if args.hold:
+                    t = d.execute_script("return document.getElementById('video').currentTime")
+                    try:
+                        until(d, f"return document.getElementById('video').currentTime >= {t + args.hold}",
+                              args.hold * 3 + 10, f"the video did not play {args.hold} s more")
+                    except TimeoutError as e:
+                        out["error"] = str(e)
                 out["resizedTo"] = d.execute_script(
                     "const v = document.getElementById('video'); return [v.videoWidth, v.videoHeight]")
+                out["picture"] = d.execute_script("return window.pipPicture || null")
             if args.pip:
-                d.find_element("id", "follow").click()
+                follow(d, args.follow)
                 d.find_element("id", "pip").click()
                 try:
                     until(d, "return document.pictureInPictureElement !== null", 10, "Picture-in-Picture did not open")

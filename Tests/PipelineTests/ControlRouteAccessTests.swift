@@ -34,6 +34,10 @@ final class CountingSession: ControlledSession, @unchecked Sendable {
     func stopOutput(id: String) throws(ControlError) { called("stopOutput") }
     func framePNG(size: PixelSize?) async throws -> Data { called("framePNG"); return Data() }
     var whep: (any WHEPService)? { nil }
+    func follow(viewer: String, window: PixelSize?) throws(ControlError) -> FollowOutcome {
+        called("follow")
+        return FollowOutcome(session: viewer, picture: "main", width: 0, height: 0, made: false, exact: true)
+    }
     func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String {
         called("webCall")
         return "done"
@@ -81,7 +85,7 @@ final class CountingSession: ControlledSession, @unchecked Sendable {
                 ("/v1/skip", .post, ""), ("/v1/widgets/memo", .patch, #"{"text":"x"}"#),
                 ("/v1/outputs", .post, #"{"push":"rtmp://a/b/c"}"#), ("/v1/outputs?id=x", .delete, ""),
                 ("/v1/frame.png", .get, ""), ("/metrics", .get, ""), ("/v1/status", .get, ""),
-                ("/v1/web/lower", .post, #"{"call":"play"}"#),
+                ("/v1/web/lower", .post, #"{"call":"play"}"#), ("/v1/whep/viewer1/window", .post, #"{"width":320,"height":180}"#),
             ]
             try await app.test(.router) { client in
                 for (uri, method, body) in verbs {

@@ -82,4 +82,26 @@ import Testing
             }
         }
     }
+
+    /// A browser window's picture: too large a window gets a picture of its shape within the limit; past the
+    /// renditions a run may make, the nearest picture there is, by both sides' ratios.
+    @Test func aWindowGetsAPictureOfItsShapeWithinTheLimitOrTheNearest() {
+        #expect(WindowPicture.areaLimit(main: main) == 1920 * 1080)
+        #expect(WindowPicture.areaLimit(main: PixelSize(width: 3840, height: 2160)) == 3840 * 2160)
+        #expect(WindowPicture.fitting(PixelSize(width: 640, height: 360), maxArea: 1920 * 1080) == PixelSize(width: 640, height: 360))
+        let big = WindowPicture.fitting(PixelSize(width: 3840, height: 2160), maxArea: 1920 * 1080)
+        #expect(big == PixelSize(width: 1920, height: 1080))
+        let odd = WindowPicture.fitting(PixelSize(width: 3000, height: 1000), maxArea: 1920 * 1080)
+        #expect(odd.width % 2 == 0 && odd.height % 2 == 0 && odd.width * odd.height <= 1920 * 1080, "\(odd)")
+        #expect(abs(Double(odd.width) / Double(odd.height) - 3) < 0.01, "\(odd)")
+        let pictures = [main, PixelSize(width: 640, height: 360), ladder, PixelSize(width: 360, height: 640)]
+        #expect(WindowPicture.nearest(PixelSize(width: 600, height: 340), among: pictures) == PixelSize(width: 640, height: 360))
+        #expect(WindowPicture.nearest(PixelSize(width: 300, height: 560), among: pictures) == PixelSize(width: 360, height: 640))
+        #expect(WindowPicture.nearest(PixelSize(width: 200, height: 112), among: pictures) == ladder)
+        // As far from both: the larger.
+        #expect(WindowPicture.nearest(PixelSize(width: 320, height: 180), among: [PixelSize(width: 160, height: 90),
+                                                                             PixelSize(width: 640, height: 360)])
+                == PixelSize(width: 640, height: 360))
+        #expect(WindowPicture.nearest(ladder, among: []) == nil)
+    }
 }

@@ -306,6 +306,29 @@ public final class ControlServer: @unchecked Sendable {
             do { try await webrtc.end(id) } catch { throw HTTPError(.notFound, message: "\(error)") }
             return try Self.json(["ended": id])
         }
+        // The window a viewer's picture is for: its own rendition (or the main picture with {"main": true}).
+        router.post("/v1/whep/:id/window") { request, context in
+            let id = context.parameters.get("id") ?? ""
+            let body = try await Self.body(request)
+            guard session.whep != nil else {
+                throw HTTPError(.notFound, message: "WebRTC is off: start with run --webrtc")
+            }
+            let window: PixelSize?
+            if case .bool(true)? = body["main"] {
+                window = nil
+            } else if case .number(let w)? = body["width"], case .number(let h)? = body["height"] {
+                guard w.isFinite, h.isFinite, abs(w) < 1e6, abs(h) < 1e6 else {
+                    throw HTTPError(.badRequest, message: "width and height must be whole numbers of pixels")
+                }
+                do { window = try RenderSize.check(PixelSize(width: Int(w), height: Int(h))) } catch {
+                    throw HTTPError(.badRequest, message: "\(error)")
+                }
+            } else {
+                throw HTTPError(.badRequest, message: "expected {\"width\": W, \"height\": H} (the window in device pixels) "
+                                + "or {\"main\": true} (the main picture)")
+            }
+            do { return try Self.json(try session.follow(viewer: id, window: window)) } catch { throw Self.http(error) }
+        }
         router.patch("/v1/whep/:id") { _, _ -> Response in
             throw HTTPError(.methodNotAllowed, message: "no trickle ICE: the answer already carries every candidate")
         }

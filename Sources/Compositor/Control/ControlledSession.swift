@@ -23,6 +23,8 @@ public protocol ControlledSession: AnyObject, Sendable {
     func framePNG(size: PixelSize?) async throws -> Data
     /// WHEP, with `run --webrtc`.
     var whep: (any WHEPService)? { get }
+    /// Shows WebRTC viewer `viewer` a picture laid out for its window (nil: the main picture).
+    func follow(viewer: String, window: PixelSize?) throws(ControlError) -> FollowOutcome
     /// A call into web widget `id`'s page (`update`, `play`, `next`, `stop`, `remove`, `reload`, `invoke`).
     func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String
 }

@@ -36,6 +36,18 @@ public struct StatusPayload: Codable, Sendable {
         public var left: Int
         public var timedOut: Int
         public var refused: Int
+        /// Each session: its codec, whether it connected, the picture it sees (`main` or a rendition's `WxH`), and
+        /// the one it moves to at that picture's next key frame.
+        public struct Session: Codable, Sendable {
+            public var id: String
+            public var codec: String
+            public var connected: Bool
+            public var picture: String
+            public var switchingTo: String?
+            /// Frames its own input dropped: it could not keep up, or had not connected yet.
+            public var dropped: UInt64
+        }
+        public var sessions: [Session]
     }
     public var webrtc: WebRTC?
     public var uptime: Double
@@ -97,6 +109,15 @@ public struct StatusPayload: Codable, Sendable {
         public var url: String?
     }
     public var renditions: [RenditionStatus]?
+    /// Each rendition made for browsers following their windows (`--max-renditions`), while one sees it: its size,
+    /// frames drawn and encoded, and the WebRTC sessions seeing it.
+    public struct WindowRendition: Codable, Sendable {
+        public var size: String
+        public var frames: UInt64
+        public var encoded: UInt64
+        public var viewers: [String]
+    }
+    public var windows: [WindowRendition]?
 
     public init(_ s: LiveSession.Status, session: LiveSession) {
         state = session.playback.isPaused ? "paused" : "playing"
@@ -112,8 +133,13 @@ public struct StatusPayload: Codable, Sendable {
         sceneTime = session.loop.map { session.playback.media(at: $0.runningSeconds) } ?? 0
         live = session.playback.duration == nil
         viewers = s.viewers
+        let sessions = s.webrtcViewers.map {
+            WebRTC.Session(id: $0.id, codec: $0.codec, connected: $0.connected, picture: $0.picture?.description ?? "main",
+                           switchingTo: $0.switchingTo.map { $0?.description ?? "main" }, dropped: $0.dropped)
+        }
         webrtc = s.webrtc.map { WebRTC(viewers: $0.viewers, connected: $0.connected, vp8: $0.vp8, max: $0.max, joined: $0.totals.joined,
-                                       left: $0.totals.left, timedOut: $0.totals.timedOut, refused: $0.totals.refused) }
+                                       left: $0.totals.left, timedOut: $0.totals.timedOut, refused: $0.totals.refused,
+                                       sessions: sessions) }
         uptime = s.uptime
         audio = s.audio?.choice ?? "none"
         audioPackets = s.audio?.packets ?? 0
@@ -130,6 +156,9 @@ public struct StatusPayload: Codable, Sendable {
         renditions = s.renditions.isEmpty ? nil : s.renditions.map {
             RenditionStatus(size: $0.size.description, bitrateKbps: $0.bitrateKbps, frames: $0.frames, encoded: $0.encoded,
                             outputs: $0.outputs, url: $0.url)
+        }
+        windows = s.webrtc == nil ? nil : s.windowRenditions.map {
+            WindowRendition(size: $0.size.description, frames: $0.frames, encoded: $0.encoded, viewers: $0.viewers)
         }
         let pages = session.pageStatus
         web = pages.isEmpty ? nil : pages.map {

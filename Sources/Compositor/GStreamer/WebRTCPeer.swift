@@ -164,8 +164,13 @@ final class WebRTCPeer: @unchecked Sendable {
         Signals.connect(UnsafeMutableRawPointer(rtpbin), "on-timeout", twoIntegers: handler)
     }
 
-    /// Calls `handler` for every key-frame request (PLI/FIR) the viewer sends: they end at the fan-out's appsrc,
-    /// and the encoder lives in another pipeline.
+    /// The appsrc named `name` inside the viewer's bin (its own input), bounded and leaky.
+    func appSource(named name: String, maxBuffers: Int) -> AppSource? {
+        gst_bin_get_by_name(cgst_bin(bin), name).map { AppSource(takingOwnership: $0, maxBuffers: maxBuffers) }
+    }
+
+    /// Calls `handler` for every key-frame request (PLI/FIR) the viewer sends through a bin fed from a tee: they
+    /// end at the fan-out's appsrc, and the encoder lives in another pipeline.
     func onKeyFrameRequest(_ handler: @escaping () -> Void) {
         guard let sink = gst_element_get_static_pad(bin, "sink_video") else { return }
         defer { gst_object_unref(UnsafeMutableRawPointer(sink)) }

@@ -35,7 +35,14 @@ public final class FrameLoop: @unchecked Sendable {
     /// Scene time under play/pause/skip.
     public let playback: Playback
     /// Work for the loop thread, run before the next frame: widget updates must not race with drawing.
-    private var commands: [(Renderer, Double) -> Void] = []
+    private var commands: [SceneChange] = []
+    /// The changes made to widgets so far, the newest for each widget and set of properties, in order: a rendition
+    /// made later replays them and shows what the others show. Only touched on the loop thread.
+    private var changeLog = SceneChangeLog()
+    /// Renditions to add before the next frame (made on demand while running), and sizes to drop, each with what
+    /// to call once the loop no longer draws it.
+    private var adoptions: [RenditionPicture] = []
+    private var retirements: [(size: PixelSize, done: () -> Void)] = []
     /// Who waits for a copy of the picture last sent (`lastPicture`).
     private var pictureRequests: [(ImageSurface?) -> Void] = []
     private var ended = false
@@ -50,7 +57,8 @@ public final class FrameLoop: @unchecked Sendable {
     public var afterFrame: ((MediaTime) -> Void)?
     /// Frames to leave out on purpose (set before `start`).
     public var dropPattern: DropPattern?
-    /// The renditions, each drawn with its own layout at the main picture's frame times (set before `start`).
+    /// The renditions, each drawn with its own layout at the main picture's frame times: set before `start`, then
+    /// changed only on the loop thread (`adopt`, `retire`).
     public var renditions: [RenditionPicture] = []
     /// The encoders of the renditions some output carries now, read each frame: the others are not drawn.
     public var renditionEncoders: (@Sendable () -> [PixelSize: Encoder])?
@@ -93,9 +101,31 @@ public final class FrameLoop: @unchecked Sendable {
         lock.withLock { pendingSize = size }
     }
 
-    /// Runs `command` on the loop thread before the next frame, with the scene time of that frame.
+    /// Runs `command` on the loop thread before the next frame, with the scene time of that frame, on the main
+    /// picture only: for reading what the renderer holds, never for changing it (see `change`).
     public func perform(_ command: @escaping (Renderer, Double) -> Void) {
-        lock.withLock { commands.append(command) }
+        lock.withLock { commands.append(SceneChange(widget: nil, properties: [], apply: command)) }
+    }
+
+    /// Changes `properties` of widget `widget` on the loop thread before the next frame, in the main picture and
+    /// every rendition alike, and keeps the change for renditions made later.
+    public func change(widget: String, properties: Set<String>, _ apply: @escaping (Renderer, Double) -> Void) {
+        lock.withLock { commands.append(SceneChange(widget: widget, properties: properties, apply: apply)) }
+    }
+
+    /// Draws `picture` from the next frame on, after replaying every change made to the widgets so far into it.
+    public func adopt(_ picture: RenditionPicture) {
+        lock.withLock { adoptions.append(picture) }
+    }
+
+    /// Stops drawing the rendition of `size`; `done` is called on the loop thread once it is out.
+    public func retire(_ size: PixelSize, then done: @escaping () -> Void) {
+        let now = lock.withLock { () -> Bool in
+            if ended { return true }
+            retirements.append((size, done))
+            return false
+        }
+        if now { done() }
     }
 
     /// Calls `done` on the loop thread, before the next frame, with a copy of the picture of the last frame sent:
@@ -119,12 +149,13 @@ public final class FrameLoop: @unchecked Sendable {
             ck_name_this_thread("frame-loop")
             run()
             // Nobody waits for a picture forever once there are no more frames.
-            let waiting = lock.withLock { () -> [(ImageSurface?) -> Void] in
+            let (waiting, retired) = lock.withLock { () -> ([(ImageSurface?) -> Void], [(size: PixelSize, done: () -> Void)]) in
                 ended = true
-                defer { pictureRequests = [] }
-                return pictureRequests
+                defer { pictureRequests = []; retirements = [] }
+                return (pictureRequests, retirements)
             }
             for w in waiting { w(nil) }
+            for r in retired { r.done() }
             finished.signal()
         }
         t.name = "frame-loop"
@@ -199,15 +230,26 @@ public final class FrameLoop: @unchecked Sendable {
                 }
             }
             let media = playback.media(at: Double(target) / 1e9)
-            let pending = lock.withLock { () -> [(Renderer, Double) -> Void] in
-                let c = commands
-                commands = []
-                return c
+            let (pending, adopted, retired) = lock.withLock { () -> ([SceneChange], [RenditionPicture], [(size: PixelSize, done: () -> Void)]) in
+                defer { commands = []; adoptions = []; retirements = [] }
+                return (commands, adoptions, retirements)
             }
-            // Every rendition gets the same changes before the same frame.
+            for r in retired {
+                renditions.removeAll { $0.size == r.size }
+                lock.withLock { _ = _stats.renditionFrames.removeValue(forKey: r.size) }
+                r.done()
+            }
+            for picture in adopted where !renditions.contains(where: { $0.size == picture.size }) {
+                changeLog.replay(into: picture.renderer)
+                renditions.append(picture)
+            }
+            // Every rendition gets the same changes before the same frame (the main picture first: a change may
+            // read what it holds, and then apply the same to the others).
             for c in pending {
-                c(renderer, media)
-                for r in renditions { c(r.renderer, media) }
+                c.apply(renderer, media)
+                guard c.widget != nil else { continue }
+                for r in renditions { c.apply(r.renderer, media) }
+                changeLog.record(c, at: media)
             }
             // Wall time to the millisecond, as the timecode strip records it: a clock showing milliseconds then
             // shows the strip's value (ICU rounds to the nearest millisecond), and a reference render from the

@@ -51,6 +51,9 @@ public struct WebRTCSettings: Sendable, Equatable {
     public var addresses: [String] = ["127.0.0.1"]
     /// A viewer that has not connected this long after its answer is dropped (and counted).
     public var connectTimeout: Double = 15
+    /// Renditions made at once for browsers that follow their windows (beyond `--rendition`'s); past it a window
+    /// sees the nearest picture there is. 0: none are made.
+    public var maxRenditions = 4
 
     public init(maxViewers: Int = 64, addresses: [String] = ["127.0.0.1"]) {
         self.maxViewers = maxViewers

@@ -56,7 +56,7 @@ extension LiveSession {
     public func updateWidget(id: String, properties: [String: JSONValue]) throws(ControlError) {
         let prepared = try WidgetUpdate.prepare(scene: options.scene, id: id, body: properties)
         guard let loop else { throw .conflict("not running") }
-        loop.perform(prepared.apply)
+        loop.change(widget: id, properties: Set(properties.keys), prepared.apply)
         // A new source for a video layer: its input starts over with it (the old picture stays until then).
         if let video = prepared.change as? VideoConfig.Change, let source = video.source,
            let input = videoInputs.first(where: { $0.id == id }) {

@@ -33,6 +33,10 @@ extension LiveSession {
         /// Each rendition: its size, bitrate (kbit/s), frames drawn and encoded, and the outputs carrying it now.
         public var renditions: [(size: PixelSize, bitrateKbps: Int, frames: UInt64, encoded: UInt64, outputs: [String],
                                  url: String?)] = []
+        /// Each WebRTC viewer, and the picture it sees (nil: the main one).
+        public var webrtcViewers: [WebRTCOutput.ViewerState] = []
+        /// Each rendition made for browsers' windows now: its size, frames drawn and encoded, the viewers seeing it.
+        public var windowRenditions: [(size: PixelSize, frames: UInt64, encoded: UInt64, viewers: [String])] = []
 
         /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
         public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
@@ -41,8 +45,10 @@ extension LiveSession {
     public var status: Status {
         let s = loop?.stats ?? FrameLoop.Stats()
         let graph = running.value
-        let encs = graph?.allEncoders ?? []
-        let (outputs, retired, final, finalHeld) = lock.withLock { (ran, retiredEncoderDrops, finalEncoded, finalDelayHeld) }
+        let windows = browserRenditions?.encoders ?? [:]
+        let encs = (graph?.allEncoders ?? []) + windows.values
+        let (outputs, retiredHere, final, finalHeld) = lock.withLock { (ran, retiredEncoderDrops, finalEncoded, finalDelayHeld) }
+        let retired = retiredHere + (browserRenditions?.retiredDrops ?? 0)
         let outs = (servers + outputs as [any Output]).map { o in
             (id: o.id, state: o.stateText, delivered: o.delivered, dropped: o.dropped, bytes: o.bytes)
         }
@@ -53,6 +59,12 @@ extension LiveSession {
                             uptime: Date().timeIntervalSince(started))
         if let webrtc {
             status.webrtc = (webrtc.viewerCount, webrtc.connectedCount, webrtc.vp8Count, webrtc.maxViewers, webrtc.totals)
+            let viewers = webrtc.viewerStates
+            status.webrtcViewers = viewers
+            status.windowRenditions = windows.keys.sorted { ($0.width, $0.height) < ($1.width, $1.height) }.map { size in
+                (size, s.renditionFrames[size] ?? 0, windows[size]?.encodedFrames ?? 0,
+                 viewers.filter { $0.picture == size }.map(\.id))
+            }
         }
         status.restarts = outputs.map { ($0.id, $0.restarts) }
         status.renditions = options.renditions.map { r in

@@ -45,6 +45,8 @@ public final class LiveSession: @unchecked Sendable {
     var hlsMaster: HLSMaster?
     /// WHEP viewers (`--webrtc`), from `prepare()`.
     public private(set) var webrtc: WebRTCOutput?
+    /// Renditions made for browsers following their windows (`--webrtc`), from `prepare()`.
+    var browserRenditions: BrowserRenditions?
     /// The outputs that serve viewers (RTSP, WebRTC): open before any file, ended after every file.
     var servers: [any Output] {
         // The renditions' paths end before the main one, whose output stops the server.
@@ -183,6 +185,7 @@ public final class LiveSession: @unchecked Sendable {
                                       maxViewers: settings.maxViewers, connectTimeout: settings.connectTimeout,
                                       frameClockBase: { [weak self] in self?.loop?.clock.baseTime },
                                       onEvent: { events.publish($0) })
+            browserRenditions = BrowserRenditions(limit: settings.maxRenditions)
             dump.append(("webrtc", try WebRTCOutput.launch(template: fan, vp8: vp8, audio: !options.audio.isSilent)))
             dump.append(("webrtc viewer", try viewer.render(["pt": "PT"])))
             if let vp8 { dump.append(("webrtc viewer (VP8)", try vp8.viewer.render(["pt": "PT"]))) }
@@ -227,10 +230,15 @@ public final class LiveSession: @unchecked Sendable {
         let running = self.running
         // Drawn while an output carries it or a viewer asked for its RTSP path.
         let served = renditionRTSP
+        let webrtc = self.webrtc, browser = browserRenditions
         loop.renditionEncoders = {
             guard let graph = running.value else { return [:] }
             var wanted = graph.watched
             for (size, out) in served where out.isWanted { wanted[size] = graph.renditions[size] }
+            // And those browsers see, or wait for a key frame of.
+            if let webrtc {
+                for size in webrtc.watchedRenditions { wanted[size] = graph.renditions[size] ?? browser?.encoders[size] }
+            }
             return wanted
         }
         return encoders
@@ -259,7 +267,7 @@ public final class LiveSession: @unchecked Sendable {
         // viewer plays it (or has just asked for it), or a browser watches.
         let graph = self.running
         loop.mainWanted = {
-            if rtsp?.isWanted == true || (webrtc?.viewerCount ?? 0) > 0 { return true }
+            if rtsp?.isWanted == true || webrtc?.watchesMain == true { return true }
             guard let g = graph.value else { return true }
             return g.topology.outputs.contains { $0.rendition == nil }
         }
@@ -294,6 +302,9 @@ public final class LiveSession: @unchecked Sendable {
         }
         for server in [rtsp as (any Output)?, webrtc].compactMap({ $0 }) { server.feed(from: live) }
         for (size, out) in renditionRTSP { if let e = renditions[size] { out.feed(from: e) } }
+        // Browsers may see every rendition; more are made for their windows, and dropped when none sees them.
+        for (size, e) in renditions { webrtc?.offer(size, from: e) }
+        webrtc?.onPictureUnused = { [weak self] size in self?.dropBrowserRendition(size) }
         try owner.sync {
             var topology = Topology(size: renderer.size)
             var outputs: [String: PipelineOutput] = [:]
@@ -369,6 +380,8 @@ public final class LiveSession: @unchecked Sendable {
         for input in videoInputs { input.stop() }
         stopPages()
         for e in encoders { ok = e.finish() && ok }
+        // Renditions made for browsers' windows: nobody records them, drained for the count.
+        for e in browserRenditions?.encoders.values.map({ $0 }) ?? [] { _ = e.finish(timeout: 2) }
         let outs = lock.withLock {
             finalEncoded = graph.live.encodedFrames
             finalDelayHeld = graph.live.delayHeld

@@ -26,9 +26,14 @@ public final class TickerFeed: @unchecked Sendable {
         let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty, let loop = session.loop else { return }
         let id = widgetID
-        loop.perform { renderer, media in
+        // The items are worked out once, from the main picture's ticker (run first); the renditions, and any made
+        // later, get the same list.
+        let worked = ItemList()
+        loop.change(widget: id, properties: ["items"]) { renderer, media in
             guard let ticker = renderer.widget(id: id) as? TickerWidget else { return }
-            ticker.replaceItems(Array((ticker.config.items + [text]).suffix(Self.maxItems)), at: media)
+            let items = worked.items ?? Array((ticker.config.items + [text]).suffix(Self.maxItems))
+            worked.items = items
+            ticker.replaceItems(items, at: media)
         }
         session.events.publish(.widgetUpdated(id: id, properties: ["items"]))
     }
@@ -51,7 +56,9 @@ public final class TickerFeed: @unchecked Sendable {
         guard items != lastContents, let loop = session.loop else { return }
         lastContents = items
         let id = widgetID
-        loop.perform { renderer, media in (renderer.widget(id: id) as? TickerWidget)?.replaceItems(items, at: media) }
+        loop.change(widget: id, properties: ["items"]) { renderer, media in
+            (renderer.widget(id: id) as? TickerWidget)?.replaceItems(items, at: media)
+        }
         session.events.publish(.widgetUpdated(id: id, properties: ["items"], source: path))
     }
 
@@ -61,4 +68,9 @@ public final class TickerFeed: @unchecked Sendable {
             timer = nil
         }
     }
+}
+
+/// A ticker's items as the main picture's ticker worked them out; only touched on the frame loop's thread.
+private final class ItemList {
+    var items: [String]?
 }

@@ -1,16 +1,19 @@
 import Foundation
 
-/// Browsers as viewers (WHEP): the live encoder's H.264, encoded once, fanned out in one pipeline
-/// (`pipelines/webrtc.pipeline`: appsrc → tee) to one webrtcbin per viewer (`pipelines/webrtc-viewer.pipeline`).
-/// A browser that offers no H.264 gets VP8 (`pipelines/webrtc-vp8.pipeline`: the stream decoded and encoded again,
-/// behind a valve that is open only while VP8 viewers watch, so it costs nothing otherwise). With sound, a browser
-/// that offers to receive audio gets the track as Opus, on the same clock as the picture.
+/// Browsers as viewers (WHEP): each picture's H.264, encoded once, handed to one webrtcbin per viewer in one
+/// pipeline (`pipelines/webrtc.pipeline`; a viewer's bin is `pipelines/webrtc-viewer.pipeline`, with its own appsrc).
+/// A viewer sees the main picture or a rendition (`show`), and moves from one to another at a key frame of the new
+/// one: it gets the old picture until then, so the switch leaves no gap. A browser that offers no H.264 gets VP8
+/// (`pipelines/webrtc-vp8.pipeline`: the main picture decoded and encoded again, behind a valve that is open only
+/// while VP8 viewers watch, so it costs nothing otherwise). With sound, a browser that offers to receive audio gets
+/// the track as Opus, on the same clock as the picture.
 ///
 /// A viewer joins with `POST /v1/whep` (an SDP offer; the answer carries every ICE candidate, no trickle) and
 /// leaves with `DELETE` on its location, by ICE or DTLS failing, by its RTCP going silent (a tab closed without a
-/// word: webrtcbin's ICE alone never notices), or by never connecting within `connectTimeout`. Each viewer's queue is
-/// leaky: a slow one loses frames (and asks for a key frame), never holds the others or grows memory. A viewer's
-/// key-frame requests (PLI/FIR) reach the encoder through `requestKeyFrameForViewer`, spaced and shared as for RTSP.
+/// word: webrtcbin's ICE alone never notices), or by never connecting within `connectTimeout`. Each viewer's input is
+/// bounded and leaky: a slow one loses frames (and asks for a key frame), never holds the others or grows memory. A
+/// viewer's key-frame requests (PLI/FIR) reach its picture's encoder through `requestKeyFrameForViewer`, spaced and
+/// shared as for RTSP.
 ///
 /// `@unchecked Sendable`: viewers and counters are behind `lock`; GStreamer work on viewers runs on `queue`;
 /// `source` and `frameClockBase` are set once before the first frame.
@@ -46,7 +49,32 @@ public final class WebRTCOutput: @unchecked Sendable {
         let peer: WebRTCPeer
         let joined: Double
         let vp8: Bool
+        /// Its own input (H.264 viewers; VP8 ones hang on the VP8 branch's tee).
+        let input: AppSource?
+        var gate = StreamGate()
         var connected = false
+        /// The picture it sees: nil the main one, else a rendition's size.
+        var picture: PixelSize?
+        /// The picture it moves to at that picture's next key frame, while it waits for one.
+        var next: PixelSize??
+        /// While it waits: the newest frame of its picture, held back one frame so that the key frame of the new
+        /// picture, drawn at the same moment, replaces it rather than following it with the same time.
+        var held: (buffer: MediaBuffer, caps: MediaCaps?)?
+        /// The time of the last frame it was given: frames go out in time order, never two with one time.
+        var last: MediaTime?
+    }
+
+    /// A viewer as `status` shows it.
+    public struct ViewerState: Sendable, Equatable {
+        public var id: String
+        public var codec: String
+        public var connected: Bool
+        /// nil: the main picture.
+        public var picture: PixelSize?
+        /// Set while it waits for a key frame of the picture it asked for.
+        public var switchingTo: PixelSize??
+        /// Frames its own input dropped (it could not keep up, or had not connected yet).
+        public var dropped: UInt64
     }
 
     public let id = "webrtc"
@@ -71,6 +99,15 @@ public final class WebRTCOutput: @unchecked Sendable {
     private var stopped = false
     private var nextNumber = 1
     private var gate = StreamGate()
+    /// The renditions viewers may see, by size, each with its encoder.
+    private var pictures: [PixelSize: Encoder] = [:]
+    private let frameClockBase: @Sendable () -> MediaTime?
+    /// Frames dropped at the inputs of viewers that have left.
+    private var leftDropped: UInt64 = 0
+    /// Whether VP8 viewers watch: the VP8 branch is fed only then.
+    private var vp8Open = false
+    /// Called (on the signaling queue) when no viewer sees or waits for rendition `size` any more.
+    public var onPictureUnused: (@Sendable (PixelSize) -> Void)?
     private var counts = Counts()
     private var _delivered: UInt64 = 0
     private var _bytes: UInt64 = 0
@@ -93,6 +130,7 @@ public final class WebRTCOutput: @unchecked Sendable {
         self.connectTimeout = connectTimeout
         self.onEvent = onEvent
         carriesAudio = audio && template.hasAudio && viewerTemplate.hasAudio
+        self.frameClockBase = frameClockBase
         pipeline = try Pipeline(name: "webrtc", launch: try Self.launch(template: template, vp8: vp8, audio: carriesAudio))
         guard let input = pipeline.appSource(named: "in", maxBuffers: 8) else {
             pipeline.stop(drain: false)
@@ -134,7 +172,117 @@ public final class WebRTCOutput: @unchecked Sendable {
     public var totals: Counts { lock.withLock { counts } }
     public var delivered: UInt64 { lock.withLock { _delivered } }
     public var bytes: UInt64 { lock.withLock { _bytes } }
+    /// Frames the shared part lost (the VP8 branch's input). What a viewer's own input drops, as a viewer that
+    /// cannot keep up (or has not connected yet) does, is that viewer's: `viewerStates` and `viewerDropped`.
     public var dropped: UInt64 { input.dropped }
+    /// Frames the viewers' own inputs dropped, those that left included.
+    public var viewerDropped: UInt64 {
+        lock.withLock { leftDropped + viewers.values.reduce(0) { $0 + ($1.input?.dropped ?? 0) } }
+    }
+
+    /// Each viewer and the picture it sees, in the order they joined.
+    public var viewerStates: [ViewerState] {
+        lock.withLock {
+            viewers.sorted { $0.value.joined < $1.value.joined }.map {
+                ViewerState(id: $0.key, codec: $0.value.vp8 ? "VP8" : "H264", connected: $0.value.connected,
+                            picture: $0.value.picture, switchingTo: $0.value.next, dropped: $0.value.input?.dropped ?? 0)
+            }
+        }
+    }
+
+    /// Whether a viewer sees the main picture or waits to (VP8 viewers always see it).
+    public var watchesMain: Bool {
+        lock.withLock { viewers.values.contains { $0.picture == nil || $0.next.map { $0 == nil } == true } }
+    }
+
+    /// The renditions viewers see or wait for.
+    public var watchedRenditions: Set<PixelSize> {
+        lock.withLock {
+            var sizes = Set<PixelSize>()
+            for v in viewers.values {
+                if let p = v.picture { sizes.insert(p) }
+                if let n = v.next, let p = n { sizes.insert(p) }
+            }
+            return sizes
+        }
+    }
+
+    /// Lets viewers see rendition `size`, encoded by `encoder` (until `withdraw`).
+    public func offer(_ size: PixelSize, from encoder: Encoder) {
+        lock.withLock { pictures[size] = encoder }
+        encoder.subscribe(self, requestKeyFrame: false, watching: { [weak self] in
+            self?.watchedRenditions.contains(size) ?? false
+        }) { [weak self] b, c in self?.deliver(b, c, picture: size) }
+    }
+
+    /// Takes rendition `size` away; a viewer still on it, or waiting for it, goes back to the main picture.
+    public func withdraw(_ size: PixelSize) {
+        guard let encoder = lock.withLock({ pictures.removeValue(forKey: size) }) else { return }
+        encoder.unsubscribe(self)
+        let moved = lock.withLock { () -> [String] in
+            var ids: [String] = []
+            for (id, v) in viewers where v.picture == size || v.next.map({ $0 == size }) == true {
+                viewers[id]?.next = .some(nil)
+                ids.append(id)
+            }
+            return ids
+        }
+        if !moved.isEmpty { source?.requestKeyFrameForViewer() }
+    }
+
+    /// The renditions offered now.
+    public var offered: Set<PixelSize> { lock.withLock { Set(pictures.keys) } }
+
+    /// Shows viewer `id` picture `picture` (nil: the main one) from that picture's next key frame on; it sees what it
+    /// saw until then. Returns at once.
+    public func show(_ picture: PixelSize?, to id: String) throws(Failure) {
+        lock.lock()
+        let encoder: Encoder?
+        do {
+            defer { lock.unlock() }
+            guard let v = viewers[id] else { throw Failure.unknown(id) }
+            guard !v.vp8 else {
+                throw Failure.failed("\(id) takes VP8 (its browser offered no H.264), made from the main picture only: it "
+                              + "cannot see a rendition; use a browser with H.264, or resize the main picture")
+            }
+            if v.picture == picture {
+                viewers[id]?.next = nil
+                encoder = nil
+            } else if let picture {
+                guard let e = pictures[picture] else { throw Failure.failed("there is no rendition \(picture) to show") }
+                viewers[id]?.next = .some(picture)
+                encoder = e
+            } else {
+                viewers[id]?.next = .some(nil)
+                encoder = source
+            }
+        }
+        // Its first key frame is the switch.
+        encoder?.requestKeyFrameForViewer()
+        queue.async { [weak self] in self?.reportUnused() }
+    }
+
+    /// The encoder of the picture viewer `id` sees (or waits for).
+    private func encoder(of id: String, waiting: Bool = false) -> Encoder? {
+        lock.withLock {
+            guard let v = viewers[id] else { return nil }
+            let p = waiting ? (v.next ?? v.picture) : v.picture
+            return p.flatMap { pictures[$0] } ?? source
+        }
+    }
+
+    private var unusedReported = Set<PixelSize>()
+
+    /// On `queue`: says which offered renditions no viewer sees or waits for any more (once each time).
+    private func reportUnused() {
+        let watched = watchedRenditions
+        let unused = lock.withLock { () -> [PixelSize] in
+            let idle = pictures.keys.filter { !watched.contains($0) }
+            defer { unusedReported = Set(idle) }
+            return idle.filter { !unusedReported.contains($0) }
+        }
+        for size in unused { onPictureUnused?(size) }
+    }
 
     /// Answers a WHEP offer: returns the session id and the SDP answer. Throws `.badOffer` (nothing we can send, or
     /// not SDP), `.full` over the limit, `.failed` when GStreamer could not answer.
@@ -167,7 +315,8 @@ public final class WebRTCOutput: @unchecked Sendable {
                     let opus = carriesAudio ? parsed.opus : nil
                     let launch = try template.render(["pt": String(choice.payloadType),
                                                       "audio_pt": String(opus?.payloadType ?? 111)], audio: opus != nil)
-                    var feeds = [(element: "video", tee: isVP8 ? "vp8fan" : "fan")]
+                    // H.264 viewers take their frames into their own appsrc; VP8 ones hang on the VP8 branch.
+                    var feeds: [(element: String, tee: String)] = isVP8 ? [("video", "vp8fan")] : []
                     if opus != nil { feeds.append((element: "sound", tee: "audiofan")) }
                     // The first VP8 viewer opens the transcoding branch (and asks for a key frame to start from).
                     if isVP8 { vp8Viewers(changedBy: 1) }
@@ -183,14 +332,23 @@ public final class WebRTCOutput: @unchecked Sendable {
                         if isVP8 { vp8Viewers(changedBy: -1) }
                         throw error
                     }
+                    var input: AppSource?
+                    if !isVP8 {
+                        guard let own = peer.appSource(named: "video", maxBuffers: 30) else {
+                            peer.remove()
+                            throw GstError(element: id, message: "\(viewerTemplate.path) needs 'appsrc name=video'")
+                        }
+                        own.mapTimestamps(frameClockBase: frameClockBase)
+                        input = own
+                    }
                     let now = ProcessInfo.processInfo.systemUptime
                     let count = lock.withLock { () -> Int in
                         pending -= 1
-                        viewers[id] = Viewer(peer: peer, joined: now, vp8: isVP8)
+                        viewers[id] = Viewer(peer: peer, joined: now, vp8: isVP8, input: input)
                         counts.joined += 1
                         return viewers.count
                     }
-                    watch(peer, id: id, vp8: isVP8)
+                    watch(peer, id: id, vp8: isVP8, input: input)
                     onEvent(.viewerJoined(.webrtc(session: id, viewers: count, codec: isVP8 ? "VP8" : "H264",
                                                   sound: opus != nil ? "opus" : "none")))
                     done.resume(returning: (id, sdp))
@@ -222,7 +380,7 @@ public final class WebRTCOutput: @unchecked Sendable {
     }
 
     /// Connection changes, RTCP silence, key-frame requests, and the timeout for never connecting.
-    private func watch(_ peer: WebRTCPeer, id: String, vp8: Bool) {
+    private func watch(_ peer: WebRTCPeer, id: String, vp8: Bool, input: AppSource?) {
         peer.onConnectionState { [weak self] state in
             guard let self else { return }
             switch state {
@@ -234,7 +392,7 @@ public final class WebRTCOutput: @unchecked Sendable {
                     return true
                 }
                 if first {
-                    source?.requestKeyFrameForViewer()
+                    encoder(of: id, waiting: true)?.requestKeyFrameForViewer()
                     onEvent(.viewerConnected(session: id))
                 }
             case "failed", "closed":
@@ -245,8 +403,8 @@ public final class WebRTCOutput: @unchecked Sendable {
         peer.onReceiverTimeout { [weak self] in
             self?.queue.async { [weak self] in self?.drop(id, reason: "the viewer went silent (no RTCP)") }
         }
-        // A VP8 viewer's requests go up to vp8enc inside this pipeline; an H.264 viewer's to the live encoder.
-        if !vp8 { peer.onKeyFrameRequest { [weak self] in self?.source?.requestKeyFrameForViewer() } }
+        // A VP8 viewer's requests go up to vp8enc inside this pipeline; an H.264 viewer's to its picture's encoder.
+        input?.onKeyFrameRequest { [weak self] in self?.encoder(of: id)?.requestKeyFrameForViewer() }
         queue.asyncAfter(deadline: .now() + connectTimeout) { [weak self] in
             guard let self else { return }
             let never = lock.withLock { viewers[id].map { !$0.connected } ?? false }
@@ -261,6 +419,8 @@ public final class WebRTCOutput: @unchecked Sendable {
     private func drop(_ id: String, reason: String) {
         guard let v = lock.withLock({ viewers.removeValue(forKey: id) }) else { return }
         v.peer.remove()
+        lock.withLock { leftDropped += v.input?.dropped ?? 0 }
+        reportUnused()
         if v.vp8 { vp8Viewers(changedBy: -1) }
         let count = lock.withLock { () -> Int in
             counts.left += 1
@@ -276,6 +436,8 @@ public final class WebRTCOutput: @unchecked Sendable {
     private func vp8Viewers(changedBy delta: Int) {
         let before = vp8Watching
         vp8Watching = max(0, vp8Watching + delta)
+        let open = vp8Watching > 0
+        lock.withLock { vp8Open = open }
         if before == 0 && vp8Watching > 0 {
             pipeline.set("drop", "false", onElementNamed: "vp8gate")
             source?.requestKeyFrameForViewer()
@@ -286,15 +448,74 @@ public final class WebRTCOutput: @unchecked Sendable {
         }
     }
 
-    /// Called on the encoder's streaming thread: from the first key frame on, every frame goes to the tee.
-    public func deliver(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard gate.admit(buffer) else { return }
-        gate.pass(caps, to: input)
-        _ = input.push(buffer.shallowCopy())
-        _delivered += 1
-        _bytes += UInt64(buffer.size)
+    /// Called on an encoder's streaming thread with a frame of `picture` (nil: the main one): each viewer that sees
+    /// it gets it from its first key frame on, a viewer waiting for it moves to it at a key frame, and the VP8 branch
+    /// gets the main picture while VP8 viewers watch.
+    public func deliver(_ buffer: MediaBuffer, _ caps: MediaCaps?, picture: PixelSize? = nil) {
+        var switched: [(String, PixelSize)] = []
+        var retry = Set<String>()
+        lock.withLock {
+            var sent = false
+            if picture == nil {
+                if vp8Open {
+                    if gate.admit(buffer) {
+                        gate.pass(caps, to: input)
+                        _ = input.push(buffer.shallowCopy())
+                        sent = true
+                    }
+                } else {
+                    gate.resync()
+                }
+            }
+            let key = buffer.isKeyFrame, pts = buffer.pts
+            for id in viewers.keys {
+                guard let input = viewers[id]!.input else { continue }
+                var v = viewers[id]!
+                defer { viewers[id] = v }
+                func give(_ b: MediaBuffer, _ c: MediaCaps?) {
+                    if let t = b.pts, let last = v.last, t <= last { return }
+                    guard v.gate.admit(b) else { return }
+                    v.gate.pass(c, to: input)
+                    _ = input.push(b.shallowCopy())
+                    v.last = b.pts ?? v.last
+                    sent = true
+                }
+                if let next = v.next, next == picture {
+                    // The new picture's first key frame later than what the viewer has: the switch. A frame of the
+                    // old picture held back from the same moment or later is left out.
+                    guard key, let pts, v.last.map({ pts > $0 }) ?? true else {
+                        if key { retry.insert(id) }
+                        continue
+                    }
+                    if let held = v.held, let t = held.buffer.pts, t < pts { give(held.buffer, held.caps) }
+                    v.held = nil
+                    v.picture = picture
+                    v.next = nil
+                    v.gate.resync()
+                    give(buffer, caps)
+                    switched.append((id, caps?.videoSize ?? PixelSize(width: 0, height: 0)))
+                } else if v.picture == picture {
+                    if v.next != nil {
+                        // Waiting to switch: one frame behind.
+                        if let held = v.held { give(held.buffer, held.caps) }
+                        v.held = (buffer, caps)
+                    } else {
+                        if let held = v.held { give(held.buffer, held.caps) }
+                        v.held = nil
+                        give(buffer, caps)
+                    }
+                }
+            }
+            if sent {
+                _delivered += 1
+                _bytes += UInt64(buffer.size)
+            }
+        }
+        // A key frame that came too late for a switch (its picture was encoded behind the viewer's): ask for another.
+        if !retry.isEmpty { (picture.flatMap { p in lock.withLock { pictures[p] } } ?? source)?.requestKeyFrameForViewer() }
+        guard !switched.isEmpty else { return }
+        for (id, size) in switched { onEvent(.viewerSwitched(session: id, picture: picture, size: size)) }
+        queue.async { [weak self] in self?.reportUnused() }
     }
 
     /// Called on the Opus encoder's streaming thread: every packet goes to the sound's tee, stamped on the frame
@@ -328,7 +549,9 @@ extension WebRTCOutput: Output {
 
     public func feed(from encoder: Encoder) {
         source = encoder
-        encoder.subscribe(self, watching: { [weak self] in (self?.viewerCount ?? 0) > 0 }) { [weak self] b, c in self?.deliver(b, c) }
+        encoder.subscribe(self, watching: { [weak self] in self?.watchesMain ?? false }) { [weak self] b, c in
+            self?.deliver(b, c)
+        }
     }
 
     /// Browsers hear Opus, encoded once for all of them.

@@ -109,7 +109,9 @@ public struct ControlAccess: Sendable {
                 return .refuse(Refusal(status: 401, message: "missing or wrong token: send Authorization: Bearer TOKEN " + how))
             }
         }
-        if ["POST", "PUT", "PATCH"].contains(r.method), !r.path.hasPrefix("/v1/whep") {
+        // WHEP's own requests carry SDP; a session's window (`/v1/whep/ID/window`) is JSON like the rest.
+        let sdp = r.path.hasPrefix("/v1/whep") && !r.path.hasSuffix("/window")
+        if ["POST", "PUT", "PATCH"].contains(r.method), !sdp {
             let type = (r.header("content-type") ?? "").lowercased()
             guard type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/json" else {
                 return .refuse(Refusal(status: 415, message: "send the body as JSON with Content-Type: "

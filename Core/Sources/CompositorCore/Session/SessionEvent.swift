@@ -37,6 +37,11 @@ public enum SessionEvent: Sendable, Equatable {
     /// The VP8 branch started for the first browser without H.264, and stopped after the last.
     case vp8Started(viewers: Int)
     case vp8Stopped
+    /// A browser's picture became `picture` (nil: the main one) at a key frame of it; `size` is what it decodes now.
+    case viewerSwitched(session: String, picture: PixelSize?, size: PixelSize)
+    // Renditions made on demand for browsers following their windows.
+    case renditionMade(size: PixelSize, session: String)
+    case renditionDropped(size: PixelSize, reason: String)
     // Now playing: media players over MPRIS, and the files of --audio music.
     case playerFound(player: String)
     case playerLost(player: String)
@@ -72,7 +77,8 @@ public enum SessionEvent: Sendable, Equatable {
         case willStart, didStart, failedToStart, willStop, didStop, outputFailed, outputRecovered
         case firstFrame, resized, resizeEncoded, framesDropped
         case playing, paused, skipped, widgetUpdated
-        case viewerJoined, viewerConnected, viewerLeft, vp8Started, vp8Stopped
+        case viewerJoined, viewerConnected, viewerLeft, vp8Started, vp8Stopped, viewerSwitched
+        case renditionMade, renditionDropped
         case playerFound, playerLost, playerIgnored, nowPlayingChanged, trackChanged
         case inputStarted, inputBack, inputLost, inputEnded, inputChanged, inputSizeChanged
         case widgetFailed, widgetRecovered, pageError
@@ -100,6 +106,9 @@ public enum SessionEvent: Sendable, Equatable {
         case .viewerLeft: .viewerLeft
         case .vp8Started: .vp8Started
         case .vp8Stopped: .vp8Stopped
+        case .viewerSwitched: .viewerSwitched
+        case .renditionMade: .renditionMade
+        case .renditionDropped: .renditionDropped
         case .playerFound: .playerFound
         case .playerLost: .playerLost
         case .playerIgnored: .playerIgnored
@@ -150,6 +159,11 @@ public enum SessionEvent: Sendable, Equatable {
             }
         case .viewerConnected(let session): return ["kind": "webrtc", "session": session]
         case .vp8Started(let n): return ["viewers": String(n)]
+        case .viewerSwitched(let session, let picture, let size):
+            return ["session": session, "picture": picture.map(\.description) ?? "main",
+                    "width": String(size.width), "height": String(size.height)]
+        case .renditionMade(let size, let session): return ["size": size.description, "session": session]
+        case .renditionDropped(let size, let reason): return ["size": size.description, "reason": reason]
         case .playerFound(let p), .playerLost(let p): return ["player": p]
         case .playerIgnored(let p, let reason): return ["player": p, "reason": reason]
         case .nowPlayingChanged(let p, let title, let artist, let playing):
@@ -177,6 +191,10 @@ public enum SessionEvent: Sendable, Equatable {
         case .viewerLeft(.webrtc(let session, let n, _, _, let reason)):
             return "webrtc: \(session) left: \(reason ?? "") (\(n) viewer(s))"
         case .outputFailed(let output, let reason) where output == "webrtc": return "webrtc: \(reason)"
+        case .viewerSwitched(let session, let picture, let size):
+            return "webrtc: \(session) sees \(picture.map { "rendition \($0)" } ?? "the main picture (\(size))")"
+        case .renditionMade(let size, let session): return "rendition \(size) made for \(session)'s window"
+        case .renditionDropped(let size, let reason): return "rendition \(size) dropped: \(reason)"
         case .inputStarted(let id, let s): return "video '\(id)': playing \(s)"
         case .inputLost(let id, _, let reason, let retry):
             return "video '\(id)': lost (\(reason)); retrying in \(String(format: "%.0f", retry)) s"
