@@ -228,6 +228,9 @@ struct RunCommand: ParsableCommand {
             if webrtc, let page = started.pageURL { say("webrtc \(page) (WHEP: POST \(url)/v1/whep)") }
         }
         if let url = started.rtspURL { say("serving \(url)") }
+        if let folder = run.settings.options.hls?.folder {
+            say("hls \(folder)/master.m3u8" + (started.hlsURL.map { "; players: \($0)" } ?? ""))
+        }
         for id in started.outputs { say("output \(id)") }
         for r in run.session.status.renditions {
             let carried = r.outputs.isEmpty ? "no output carries it" : r.outputs.joined(separator: ", ")

@@ -30,6 +30,28 @@ extension EndToEnd {
             let seen = try ProbeResult(json: live.out)
             #expect(live.status == 0 && seen.int("frames") >= 60 && seen.unreadable == 0 && seen.corrupt == 0,
                     "\(live.out)\n\(live.err)")
+            // The control port serves the folder to players, the token in the path; hlsdemux over HTTP reads it.
+            let served = try #require(p.stdout.first { $0.hasPrefix("hls \(hls)/master.m3u8; players: http") }, "\(p.allOutput)")
+                .components(separatedBy: "players: ").last!
+            let overHTTP = try probe([served, "--duration", "3", "--reference", scene])
+            let seenOverHTTP = try ProbeResult(json: overHTTP.out)
+            #expect(overHTTP.status == 0 && seenOverHTTP.int("frames") >= 60 && seenOverHTTP.unreadable == 0
+                    && seenOverHTTP.corrupt == 0, "\(overHTTP.out)\n\(overHTTP.err)")
+            let base = served.replacingOccurrences(of: "/master.m3u8", with: "")
+            let token = base.components(separatedBy: "/hls/").last!
+            let control = base.components(separatedBy: "/hls/").first!
+            let master = http("GET", served, anonymous: true)
+            #expect(master.0 == 200 && String(decoding: master.1, as: UTF8.self).hasPrefix("#EXTM3U"), "\(master.0)")
+            // Only the owner, only the ladder's files.
+            #expect(http("GET", control + "/hls/\(token.dropLast())x/master.m3u8", anonymous: true).0 == 401)
+            #expect(http("GET", control + "/hls/master.m3u8", anonymous: true).0 == 401)
+            _ = try dir.write("ladder/secret.txt", "not a segment")
+            // (The client folds `main/../..` away before sending: that one arrives as /hls/timecode.yaml, no token.)
+            for (path, status) in [("secret.txt", 404), ("..%2Ftimecode.yaml", 404), ("%2E%2E/timecode.yaml", 404),
+                                   ("main/../../timecode.yaml", 401), ("nothing.ts", 404)] {
+                let r = http("GET", "\(base)/\(path)", anonymous: true)
+                #expect(r.0 == status, "\(path): \(r.0) \(String(decoding: r.1, as: UTF8.self))")
+            }
             // Past the window: the folder holds no more than it should.
             #expect(p.waitForFrames("hls:\(hls)/320x180", atLeast: 240), "\(p.allOutput)")
             p.signal(SIGINT)

@@ -104,6 +104,21 @@ import TestSupport
         #expect(ControlAccess.same("abc", "abc") && !ControlAccess.same("abc", "abd") && !ControlAccess.same("ab", "abc"))
     }
 
+    /// An HLS player sends no headers of ours and drops the query on relative URIs: the token rides in the path
+    /// under /hls/ only; the window route of a WHEP session is JSON like every other body.
+    @Test func hlsPlayersCarryTheTokenInThePath() {
+        #expect(status(access.decide(request("GET", "/hls/t0ken/master.m3u8", token: nil))) == 200)
+        #expect(status(access.decide(request("GET", "/hls/t0ken/320x180/segment00004.ts", token: nil))) == 200)
+        #expect(status(access.decide(request("GET", "/hls/t0ke/master.m3u8", token: nil))) == 401)
+        #expect(status(access.decide(request("GET", "/hls/master.m3u8", token: nil))) == 401)
+        #expect(status(access.decide(request("GET", "/v1/t0ken/status", token: nil))) == 401, "only under /hls/")
+        #expect(ControlAccess.hlsToken(in: "/hls//master.m3u8") == nil && ControlAccess.hlsToken(in: "/hls/x/y") == "x")
+        #expect(HLSPlaylist.contentType(of: "main/index.m3u8") == "application/vnd.apple.mpegurl"
+                && HLSPlaylist.contentType(of: "a/segment00001.ts") == "video/mp2t" && HLSPlaylist.contentType(of: "x.yaml") == nil)
+        #expect(status(access.decide(request("POST", "/v1/whep/viewer1/window", ["content-type": "text/plain"]))) == 415)
+        #expect(status(access.decide(request("POST", "/v1/whep", ["content-type": "application/sdp"]))) == 200)
+    }
+
     @Test func aBodyThatIsNotDeclaredJSONChangesNothing() {
         // What a page can send without a preflight: text/plain, a form, or nothing.
         for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", nil] {

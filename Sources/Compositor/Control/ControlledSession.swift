@@ -25,6 +25,8 @@ public protocol ControlledSession: AnyObject, Sendable {
     var whep: (any WHEPService)? { get }
     /// Shows WebRTC viewer `viewer` a picture laid out for its window (nil: the main picture).
     func follow(viewer: String, window: PixelSize?) throws(ControlError) -> FollowOutcome
+    /// The HLS ladder's folder (`--hls`), served at `/hls/`.
+    var hlsFolder: String? { get }
     /// A call into web widget `id`'s page (`update`, `play`, `next`, `stop`, `remove`, `reload`, `invoke`).
     func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String
 }
@@ -41,6 +43,7 @@ extension LiveSession: ControlledSession {
     public func statusPayload() -> StatusPayload { StatusPayload(status, session: self) }
     public func metricsText() -> String { metrics.scrape(status, queued: encoderQueue) }
     public var whep: (any WHEPService)? { webrtc }
+    public var hlsFolder: String? { options.hls?.folder }
 }
 
 /// Where a skip went: scene time (a finite scene), and the music (`--audio FILE`): the file and the second in it.

@@ -105,6 +105,8 @@ public final class LiveRun: @unchecked Sendable {
         public var pageURL: String?
         /// Where the token is kept for `pipcompose ctl` (nil: no token, or it could not be written).
         public var tokenFile: String?
+        /// The HLS ladder's master playlist as the control port serves it to players (`--hls`).
+        public var hlsURL: String?
     }
 
     /// Starts everything; a failure stops what had started and is thrown.
@@ -144,8 +146,10 @@ public final class LiveRun: @unchecked Sendable {
                 finish(reason: "duration reached")
             }
         }
+        let hlsURL = settings.options.hls == nil ? nil
+            : server.map { $0.url + "/hls/" + ($0.token.map { $0 + "/" } ?? "") + "master.m3u8" }
         return Started(rtspURL: session.rtsp?.url, outputs: session.outputIDs, controlURL: server?.url,
-                       pageURL: server?.pageURL, tokenFile: tokenFile)
+                       pageURL: server?.pageURL, tokenFile: tokenFile, hlsURL: hlsURL)
     }
 
     /// Blocks until the run has ended and every file is finalized; false if some output did not finish in time.

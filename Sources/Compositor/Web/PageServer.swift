@@ -84,12 +84,7 @@ final class PageServer: @unchecked Sendable {
 
     /// A file below the scene's folder, links resolved; anything else is 404.
     private func file(_ relative: String) throws -> Response {
-        guard !relative.split(separator: "/").contains(".."),
-              let real = realpath(folder + "/" + relative, nil).map({ p -> String in
-                  defer { free(p) }
-                  return String(cString: p)
-              }),
-              real.hasPrefix(folder == "/" ? "/" : folder + "/"),
+        guard let real = FolderFile.resolve(relative, below: folder),
               let data = FileManager.default.contents(atPath: real) else {
             throw HTTPError(.notFound)
         }

@@ -99,7 +99,7 @@ public struct ControlAccess: Sendable {
         }
         if r.method == "OPTIONS" { return .preflight }
         if let token, !(metricsOpen && r.path == "/metrics") {
-            let given = r.header("authorization").flatMap(Self.bearer) ?? r.queryToken
+            let given = r.header("authorization").flatMap(Self.bearer) ?? r.queryToken ?? Self.hlsToken(in: r.path)
             guard let given, Self.same(given, token) else {
                 let how = r.path == "/metrics"
                     ? "(Prometheus: `authorization: {type: Bearer, credentials_file: FILE}` in its scrape config, the "
@@ -119,6 +119,16 @@ public struct ControlAccess: Sendable {
             }
         }
         return .pass
+    }
+
+    /// The token an HLS player's request carries in its path, `/hls/TOKEN/master.m3u8`: players resolve the
+    /// playlists' relative URIs against the playlist's path (a `?token=` would not reach the segments), and send no
+    /// headers of ours.
+    public static func hlsToken(in path: String) -> String? {
+        guard path.hasPrefix("/hls/") else { return nil }
+        let rest = path.dropFirst("/hls/".count)
+        guard let slash = rest.firstIndex(of: "/"), slash > rest.startIndex else { return nil }
+        return String(rest[..<slash])
     }
 
     /// The page's own origin (the `Host` it was loaded from), or one given with `--allow-origin`.

@@ -86,4 +86,15 @@ public enum HLSPlaylist {
         }
         return "avc1." + prefix + String(format: "%02X", idc)
     }
+
+    /// The media type of a file of the ladder's folder as a web server should send it; nil for anything else.
+    public static func contentType(of path: String) -> String? {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "m3u8": "application/vnd.apple.mpegurl"
+        case "ts": "video/mp2t"
+        case "m4s": "video/iso.segment"
+        case "mp4": "video/mp4"
+        default: nil
+        }
+    }
 }
