@@ -93,6 +93,43 @@ extension EndToEnd {
             }
         }
 
+        /// An adaptive player (GStreamer's hlsdemux2, as uridecodebin3 picks it for the probe) behind a relay whose
+        /// bandwidth drops below the main rung's for a while and comes back: it moves down to the small rung and back
+        /// up, and every frame it decodes reads, matches the scene at its own size, and none is lost.
+        @Test func anAdaptivePlayerBehindASlowLinkMovesDownTheLadderAndBack() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let hls = dir.file("ladder")
+            // The main rung peaks near 540 kbit/s here, the small one near 220: a 350 kbit/s link carries only the latter.
+            let (p, _) = try startLive([scene, "--rendition", "320x180@150", "--hls", hls])
+            let served = try #require(p.waitForLine { $0.hasPrefix("hls \(hls)/master.m3u8; players: http") }, "\(p.allOutput)")
+                .components(separatedBy: "players: ").last!
+            #expect(p.waitForFrames("hls:\(hls)/320x180", atLeast: 90), "\(p.allOutput)")
+            let relay = try LiveProcess("/usr/bin/python3", [fixture("hls_relay.py"), served.replacingOccurrences(of: "master.m3u8", with: ""),
+                                                             "--schedule", "fast:8,slow:14,fast:600", "--slow-kbps", "350"])
+            let relayURL = try #require(relay.waitForLine { $0.hasPrefix("relay http") }, "\(relay.allOutput)")
+                .components(separatedBy: " ").last!
+            let r = try probe([relayURL + "master.m3u8", "--duration", "36", "--reference", scene], timeout: 120)
+            let seen = try ProbeResult(json: r.out)
+            #expect(r.status == 0, "\(r.out)\n\(r.err)")
+            #expect(seen.total["sizes"] as? [String] == ["640x360", "320x180"] && seen.int("resolutionChanges") == 2,
+                    "down and back up: \(seen.total)\n\(relay.allOutput)")
+            #expect(seen.int("frames") >= 900 && seen.int("dropped") == 0 && seen.int("decodeErrors") == 0
+                    && seen.unreadable == 0 && seen.corrupt == 0, "\(seen.total) \(seen.fidelity)")
+            // The relay saw it: the small rung's segments from the time the link slowed (none before), and the main
+            // rung's again at the end.
+            let segments = relay.stdout.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .filter { ($0["path"] as? String ?? "").contains("/segment") }
+            let firstSlow = segments.firstIndex { $0["phase"] as? String == "slow" } ?? segments.count
+            let small = segments.indices.filter { (segments[$0]["path"] as? String ?? "").hasPrefix("/320x180/") }
+            #expect(!small.isEmpty && small.allSatisfy { $0 >= firstSlow }, "\(relay.allOutput)")
+            #expect((segments.last?["path"] as? String ?? "").hasPrefix("/main/"), "\(relay.allOutput)")
+            relay.signal(SIGTERM)
+            _ = relay.waitForExit()
+            p.signal(SIGINT)
+            #expect(p.waitForExit(timeout: 30) == 0, "\(p.allOutput)")
+        }
+
         /// A rung whose writes fail (a file size limit, as a full disk fails them: 100 KB, which the info panel's 1 s
         /// segments at 640x360 and 2 Mbit/s pass, 150-220 KB here, and the 320x180 rung's, about 45 KB, do not) fails
         /// alone: the small rung's playlist goes on to its end.

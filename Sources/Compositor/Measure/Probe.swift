@@ -94,7 +94,9 @@ public final class Probe: @unchecked Sendable {
             if scheme == "rtmp" || scheme == "rtmps" {
                 return (try PipelineTemplate.load("probe-rtmp").render(["location": PipelineTemplate.quoted(url)], audio: sound), true)
             }
-            return (try PipelineTemplate.load("probe-uri").render(["uri": PipelineTemplate.quoted(url)], audio: sound), true)
+            // HLS: a player's adaptive demuxer, moving along the ladder.
+            let template = parsed.pathExtension.lowercased() == "m3u8" ? "probe-hls" : "probe-uri"
+            return (try PipelineTemplate.load(template).render(["uri": PipelineTemplate.quoted(url)], audio: sound), true)
         }
         guard FileManager.default.isReadableFile(atPath: url) else {
             throw Invalid(description: "'\(url)' is neither a URL (rtsp://, rtmp://, srt://, file://…) nor a readable file")
