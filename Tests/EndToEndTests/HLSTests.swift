@@ -155,6 +155,47 @@ extension EndToEnd {
             #expect(r.status == 0 && seen.int("frames") >= 90 && seen.int("unreadable") == 0 && seen.int("dropped") == 0, "\(r.status) \(seen.total)")
         }
 
+        /// A slow disk under one rung (every write to its folder 200 ms late, from a preloaded library, for as long as
+        /// a flag file exists): that rung's output drops frames, bounded, and the other rung and the stream lose
+        /// none; once the disk is fast again the rung writes segments again, and both playlists end properly.
+        @Test func aSlowDiskUnderOneRungLosesFramesOfThatRungOnly() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let hls = dir.file("ladder")
+            let library = dir.file("slow_writes.so")
+            let cc = try tool(["clang", "-shared", "-fPIC", "-o", library, fixture("slow_writes.c"), "-ldl"])
+            #expect(cc.status == 0, "\(cc.err)")
+            let flag = try dir.write("disk-is-slow", "")
+            let (p, _) = try startLive([scene, "--rendition", "320x180", "--hls", hls],
+                                       environment: ["LD_PRELOAD": library, "SLOW_WRITES_MATCH": "/320x180/",
+                                                     "SLOW_WRITES_WHILE": flag, "SLOW_WRITES_MS": "200"])
+            // The slow rung's output drops frames; the main rung's none.
+            let slow = p.waitForLine { $0.contains("hls:\(hls)/320x180: running") && !$0.hasSuffix("dropped 0") }
+            #expect(slow != nil, "\(p.allOutput)")
+            #expect(p.stdout.filter { $0.contains("hls:\(hls)/main: running") }.allSatisfy { $0.hasSuffix("dropped 0") }, "\(p.allOutput)")
+            // The disk is fast again: the rung writes segments again.
+            let before = ((try? FileManager.default.contentsOfDirectory(atPath: hls + "/320x180")) ?? []).filter { $0.hasSuffix(".ts") }.count
+            try FileManager.default.removeItem(atPath: flag)
+            let deadline = Date().addingTimeInterval(30)
+            var after = before
+            while after < before + 3 && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.1)
+                after = ((try? FileManager.default.contentsOfDirectory(atPath: hls + "/320x180")) ?? []).filter { $0.hasSuffix(".ts") }.count
+            }
+            #expect(after >= before + 3, "segments \(before) → \(after)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit(timeout: 30) == 0, "\(p.allOutput)")
+            #expect(summaryFrames(p, "hls:\(hls)/main") != nil && p.stdout.contains { $0.hasPrefix("hls:\(hls)/main:") && $0.hasSuffix("dropped 0") },
+                    "\(p.allOutput)")
+            // The main rung: every frame, each readable; the slow one ends properly and plays what it kept.
+            let main = try ProbeResult(json: try probe([hls + "/main/index.m3u8", "--reference", scene]).out)
+            #expect(main.int("frames") >= 120 && main.int("dropped") == 0 && main.unreadable == 0 && main.corrupt == 0, "\(main.total)")
+            let small = try String(contentsOfFile: hls + "/320x180/index.m3u8", encoding: .utf8)
+            #expect(small.contains("#EXT-X-ENDLIST"), "\(small)")
+            let kept = try ProbeResult(json: try probe([hls + "/320x180/index.m3u8", "--reference", scene]).out)
+            #expect(kept.int("frames") >= 60 && kept.unreadable == 0 && kept.corrupt == 0, "\(kept.total)")
+        }
+
         /// A folder that is not empty, a file, a missing parent, or a window out of range: refused before anything
         /// starts, with the rule, and nothing written.
         @Test func badLadderFoldersAreRefusedAndNothingIsWritten() throws {

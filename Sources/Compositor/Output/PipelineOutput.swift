@@ -52,6 +52,10 @@ public final class PipelineOutput: @unchecked Sendable {
     /// Frames refused after a switch of encoders because the new stream did not start on a key frame, and
     /// frames of an old encoder given up on (counted as dropped).
     private var _lostAtSwitch: UInt64 = 0
+    /// Frames left out because the pipeline could not keep up (its queue full: a slow disk, a slow server), and
+    /// the rest of that key frame's group after them, which would decode to garbage without the lost frame.
+    private var _overflowed: UInt64 = 0
+    private var overflowing = false
     /// A file that cannot change picture size (MP4, MKV) keeps the caps it started with.
     private let keepsFirstCaps: Bool
     /// How many frames the output may queue before it drops (a recording tolerates a slow disk longer).
@@ -102,7 +106,7 @@ public final class PipelineOutput: @unchecked Sendable {
     public var delivered: UInt64 { lock.withLock { _delivered } }
     public var bytes: UInt64 { lock.withLock { _bytes } }
     public var restarts: Int { lock.withLock { _restarts } }
-    public var dropped: UInt64 { lock.withLock { retiredDrops + (input?.dropped ?? 0) + _lostAtSwitch } }
+    public var dropped: UInt64 { lock.withLock { retiredDrops + (input?.dropped ?? 0) + _lostAtSwitch + _overflowed } }
     /// Drops counted by inputs already released (after a failure, a restart, or the end).
     private var retiredDrops: UInt64 = 0
     public var location: String? { values["location"] }
@@ -300,8 +304,8 @@ public final class PipelineOutput: @unchecked Sendable {
     private func send(_ frame: HeldFrame) {
         guard _state == .running, let input else { return }
         guard gate.admit(frame.buffer) else {
-            // Waiting for a key frame: at the start that is normal; after a switch, a frame lost.
-            if _delivered > 0 { _lostAtSwitch += 1 }
+            // Waiting for a key frame: at the start that is normal; after a switch or an overflow, a frame lost.
+            if overflowing { _overflowed += 1 } else if _delivered > 0 { _lostAtSwitch += 1 }
             return
         }
         guard batch != nil else { return push(frame, to: input) }
@@ -314,6 +318,22 @@ public final class PipelineOutput: @unchecked Sendable {
     private var lastCaps: MediaCaps?
 
     private func push(_ frame: HeldFrame, to input: AppSource) {
+        // The pipeline is behind (its queue full): this frame is lost, and so is the rest of its group, up to the next
+        // key frame. Leaving out the queue's oldest frame instead (appsrc's own leak) would leave a hole inside a
+        // group already queued, and every frame after it until the next key frame would decode to garbage.
+        if overflowing {
+            guard frame.buffer.isKeyFrame else {
+                _overflowed += 1
+                return
+            }
+            overflowing = false
+        }
+        if input.queued >= input.maxBuffers {
+            _overflowed += 1
+            overflowing = true
+            gate.resync()
+            return
+        }
         if let caps = frame.caps { lastCaps = caps }
         // A fixed-size file keeps its first caps: after a resize a letterboxing encoder of the same size takes
         // over, whose caps differ in fields that do not matter, and mp4mux would start a second track
