@@ -211,16 +211,47 @@ extension EndToEnd {
             #expect(!FileManager.default.fileExists(atPath: "/tmp/x.mp4"))
         }
 
-        /// A scene with a video layer or a web widget has no renditions yet: refused before start, with what to do.
-        @Test func renditionsOfAVideoLayerAreRefused() throws {
+        /// A scene with video layers: each rendition shows the layers' pictures in its own boxes (one input per
+        /// layer, scaled to each rendition's box), its strip reads, and the plate's colour bars are where the
+        /// layout of that size puts them. A scene with a web widget has no renditions yet: refused before start.
+        @Test func renditionsShowTheVideoLayersInTheirOwnBoxes() throws {
             let dir = try TempDir()
             let scene = try dir.write("video.yaml", """
             size: 640x360
+            fps: 30
             widgets:
-              - {id: layer, type: video, source: "test:smpte", place: fill}
+              - {id: bg, type: video, source: "test:smpte", place: background}
+              - {id: strip, type: timecode, place: top}
+              - {id: pip, type: video, source: "test:ball", place: {inset: top-right, width: 0.3}}
             """)
-            let r = try tool([binary, "run", scene, "--rendition", "320x180", "--duration", "1", "--no-control"])
-            #expect(r.status != 0 && r.err.contains("video widget") && r.err.contains("renditions"), "\(r.err)")
+            let small = dir.file("small.mp4")
+            let r = try tool([binary, "run", scene, "--rendition", "320x180", "--record", dir.file("main.mp4"),
+                              "--record", small + "@320x180", "--duration", "3", "--no-control"])
+            #expect(r.status == 0, "\(r.err)")
+            #expect(try frameSizes(small).allSatisfy { $0 == "320x180" })
+            let frames = try grayFrames(small, size: PixelSize(width: 320, height: 180), below: 0.5, in: dir)
+            #expect(frames.count >= 85 && frames.allSatisfy { $0.frame != nil }, "\(frames.map(\.frame))")
+            // Frame 60: the bars under the strip, cyan at x 112 and green at x 157 in a 320 wide picture (seven bars
+            // of 320/7), and the inset's black ground at its left edge, where the ball never goes.
+            let png = dir.file("small.png")
+            #expect(try tool(["ffmpeg", "-v", "error", "-y", "-i", small, "-vf", "select=eq(n\\,60)", "-frames:v", "1", png]).status == 0)
+            let rgb = try rgbPixels(png)
+            func pixel(_ x: Int, _ y: Int) -> (Int, Int, Int) {
+                let i = (y * 320 + x) * 3
+                return (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
+            }
+            let cyan = pixel(112, 100), green = pixel(157, 100), inset = pixel(232, 60)
+            #expect(cyan.0 < 80 && cyan.1 > 150 && cyan.2 > 150, "cyan bar: \(cyan)")
+            #expect(green.0 < 80 && green.1 > 150 && green.2 < 80, "green bar: \(green)")
+            #expect(inset.0 < 40 && inset.1 < 40 && inset.2 < 40, "the inset's ground: \(inset)")
+
+            let web = try dir.write("web.yaml", """
+            size: 640x360
+            widgets:
+              - {id: page, type: web, html: "<p>hi</p>", place: fill}
+            """)
+            let refused = try tool([binary, "run", web, "--rendition", "320x180", "--duration", "1", "--no-control"])
+            #expect(refused.status != 0 && refused.err.contains("web widget") && refused.err.contains("renditions"), "\(refused.err)")
         }
     }
 }

@@ -19,6 +19,14 @@ public final class RenditionPicture {
         producer = try FrameProducer(size: size, fps: fps)
     }
 
+    /// Shows the frames of `main`'s video layers in this picture's (each scaled to its own box): one input per layer,
+    /// whose size the main picture's layer sets.
+    func shareVideo(of main: Renderer) {
+        for case let layer as VideoWidget in renderer.widgets {
+            if let leader = main.widget(id: layer.id) as? VideoWidget { layer.follow(leader) }
+        }
+    }
+
     /// Draws one frame off the clock (fonts, glyphs and artwork loaded) and forgets it, before the loop starts.
     func warmUp() {
         _ = try? renderer.snapshot(at: FrameTime(frame: 0, media: 0, wall: Date()))

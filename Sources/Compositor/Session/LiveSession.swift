@@ -117,12 +117,11 @@ public final class LiveSession: @unchecked Sendable {
             musicTemplate = t
             dump.append(("music", try t.render(["uri": "\"\(PipelineTemplate.quoted(musicFiles[0].uri))\""])))
         }
-        if !options.renditions.isEmpty,
-           let w = options.scene.widgets.first(where: { $0.type == VideoConfig.type || $0.type == WebConfig.type }) {
-            // Their inputs and pages are made for one box in one picture.
-            throw OutputSpec.Invalid(description: "--rendition: widget '\(w.id)' is a \(w.type) widget, and renditions "
-                                     + "of scenes with video layers or web widgets are not made yet; record or push the "
-                                     + "main picture, or draw the scene without them")
+        if !options.renditions.isEmpty, let w = options.scene.widgets.first(where: { $0.type == WebConfig.type }) {
+            // A page is made for one box in one picture.
+            throw OutputSpec.Invalid(description: "--rendition: widget '\(w.id)' is a web widget, and renditions of "
+                                     + "scenes with web widgets are not made yet; record or push the main picture, or "
+                                     + "draw the scene without it")
         }
         var outputs: [PipelineOutput] = []
         for (i, spec) in options.outputs.enumerated() {
@@ -214,6 +213,7 @@ public final class LiveSession: @unchecked Sendable {
         do {
             for r in options.renditions {
                 let picture = try RenditionPicture(scene: scene, size: r.size, fps: options.fps, warn: { _ in })
+                picture.shareVideo(of: renderer)
                 // Drawn once now, as the main picture is: its first live frame, when a viewer asks, is not late.
                 picture.warmUp()
                 var settings = options.encoder

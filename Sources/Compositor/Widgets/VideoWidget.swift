@@ -19,7 +19,10 @@ public final class VideoWidget: WidgetBase, Widget {
     /// A BGRx copy of the last I420 frame that had to be scaled or blended (not a plate's plain copy).
     private var converted: (sequence: UInt64, surface: ImageSurface)?
     /// Where the input puts its frames; the session attaches an input to it (a snapshot has none).
-    public let slot = VideoFrameSlot()
+    public private(set) var slot = VideoFrameSlot()
+    /// A rendition's layer shows the main picture's layer's frames (`slot` is that layer's), scaled to its own box:
+    /// it neither sets the size the input makes nor counts what is shown (the main layer does both).
+    private(set) var isFollower = false
     private var engine: TextEngine?
     private var label: TextLayout?
     private var lastPainted: UInt64 = 0
@@ -46,6 +49,12 @@ public final class VideoWidget: WidgetBase, Widget {
 
     func becomePlate() { isPlate = true }
 
+    /// Shows the frames of `leader` (the same layer in the main picture) from now on; before the first frame.
+    func follow(_ leader: VideoWidget) {
+        slot = leader.slot
+        isFollower = true
+    }
+
     /// Run-time changes (render thread): the source named (the session restarts the input), the opacity.
     public func update(source: VideoSource?, opacity: Double?) {
         if let source { config.source = source }
@@ -57,7 +66,7 @@ public final class VideoWidget: WidgetBase, Widget {
         place(box: box, frame: frame)
         self.engine = engine
         let size = PixelSize(width: max(2, Int(content.width.rounded()) & ~1), height: max(2, Int(content.height.rounded()) & ~1))
-        slot.want(size)
+        if !isFollower { slot.want(size) }
         let px = max(8, min(content.height / 8, content.width / 12))
         label = TextLayout(engine: engine, text: "no signal", font: style.font, pixelSize: px, width: content.width,
                            alignment: .center)
@@ -71,7 +80,7 @@ public final class VideoWidget: WidgetBase, Widget {
             drawI420(frame, on: canvas, radius: radius)
             if frame.sequence != lastPainted {
                 lastPainted = frame.sequence
-                slot.painted(frame)
+                if !isFollower { slot.painted(frame) }
             }
         } else if let frame {
             frame.buffer.withBytes { bytes in
@@ -80,7 +89,7 @@ public final class VideoWidget: WidgetBase, Widget {
             }
             if frame.sequence != lastPainted {
                 lastPainted = frame.sequence
-                slot.painted(frame)
+                if !isFollower { slot.painted(frame) }
             }
         } else {
             canvas.fillRounded(content, radius: radius, Color(red: 0.08, green: 0.08, blue: 0.1))
@@ -170,7 +179,7 @@ public final class VideoWidget: WidgetBase, Widget {
 
     /// Called once per output frame by the renderer: counts the input frame this output frame shows.
     public func appearance(at time: FrameTime) -> Appearance {
-        current = slot.showing()
+        current = isFollower ? slot.frame : slot.showing()
         signal = slot.hasSignal
         return Appearance(Int64(version), Int64(current?.sequence ?? 0), signal ? 1 : 0)
     }
