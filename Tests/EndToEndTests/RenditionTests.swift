@@ -213,8 +213,8 @@ extension EndToEnd {
 
         /// A scene with video layers: each rendition shows the layers' pictures in its own boxes (one input per
         /// layer, scaled to each rendition's box), its strip reads, and the plate's colour bars are where the
-        /// layout of that size puts them. A scene with a web widget has no renditions yet: refused before start.
-        @Test func renditionsShowTheVideoLayersInTheirOwnBoxes() throws {
+        /// layout of that size puts them. A web widget's page shows in a rendition's box too.
+        @Test func renditionsShowTheVideoLayersAndPagesInTheirOwnBoxes() throws {
             let dir = try TempDir()
             let scene = try dir.write("video.yaml", """
             size: 640x360
@@ -245,13 +245,23 @@ extension EndToEnd {
             #expect(green.0 < 80 && green.1 > 150 && green.2 < 80, "green bar: \(green)")
             #expect(inset.0 < 40 && inset.1 < 40 && inset.2 < 40, "the inset's ground: \(inset)")
 
+            // A web widget: one page, drawn for the main picture's box, shown scaled in the rendition's.
             let web = try dir.write("web.yaml", """
             size: 640x360
+            layout: {padding: 0, gap: 0}
             widgets:
-              - {id: page, type: web, html: "<p>hi</p>", place: fill}
+              - {id: tc, type: timecode, place: {edge: bottom, size: 0.08}}
+              - {id: page, type: web, html: "<body style='margin:0;background:#00ff00'></body>"}
             """)
-            let refused = try tool([binary, "run", web, "--rendition", "320x180", "--duration", "1", "--no-control"])
-            #expect(refused.status != 0 && refused.err.contains("web widget") && refused.err.contains("renditions"), "\(refused.err)")
+            let pageSmall = dir.file("page-small.mp4")
+            let w = try tool([binary, "run", web, "--rendition", "320x180", "--record", dir.file("page-main.mp4"),
+                              "--record", pageSmall + "@320x180", "--duration", "4", "--no-control"], timeout: 90)
+            #expect(w.status == 0, "\(w.err)")
+            let last = dir.file("page-small.png")
+            #expect(try tool(["ffmpeg", "-v", "error", "-y", "-sseof", "-0.2", "-i", pageSmall, "-frames:v", "1", last]).status == 0)
+            let page = try rgbPixels(last)
+            let i = (80 * 320 + 160) * 3
+            #expect(page[i] < 60 && page[i + 1] > 200 && page[i + 2] < 60, "the page's green: \(page[i]), \(page[i + 1]), \(page[i + 2])")
         }
     }
 }

@@ -34,6 +34,18 @@ def webrtc_viewers(page_url):
         return None
 
 
+def watch(d, seconds, out):
+    """Waits until the video itself has played SECONDS more (its own clock, not ours); returns its times before and
+    after. A video that does not is an error in OUT."""
+    t0 = d.execute_script("return document.getElementById('video').currentTime")
+    try:
+        until(d, f"return document.getElementById('video').currentTime >= {t0 + seconds}",
+              seconds * 3 + 10, f"the video did not play {seconds} s more")
+    except TimeoutError as e:
+        out["error"] = str(e)
+    return [t0, d.execute_script("return document.getElementById('video').currentTime")]
+
+
 def follow(d, mode):
     """Turns "follow this window" on, as a user picking it in the page's list would."""
     d.execute_script(f"const f = document.getElementById('follow'); f.value = '{mode}';"
@@ -78,14 +90,7 @@ def main():
             if args.unmute:
                 d.find_element("id", "sound").click()
             # Watch until the video itself has played SECONDS more (its own clock, not ours).
-            t0 = d.execute_script("return document.getElementById('video').currentTime")
-            try:
-                until(d, f"return document.getElementById('video').currentTime >= {t0 + args.seconds}",
-                      args.seconds * 3 + 10, f"the video did not play {args.seconds} s more")
-            except TimeoutError as e:
-                out["error"] = str(e)
-            t1 = d.execute_script("return document.getElementById('video').currentTime")
-            out["currentTime"] = [t0, t1]
+            out["currentTime"] = watch(d, args.seconds, out)
             out["videoWidth"], out["videoHeight"] = d.execute_script(
                 "const v = document.getElementById('video'); return [v.videoWidth, v.videoHeight]")
             if args.resize:
@@ -112,12 +117,7 @@ def main():
                     if not os.path.exists(args.until_file):
                         out["error"] = f"{args.until_file} did not appear"
                 if args.hold:
-                    t = d.execute_script("return document.getElementById('video').currentTime")
-                    try:
-                        until(d, f"return document.getElementById('video').currentTime >= {t + args.hold}",
-                              args.hold * 3 + 10, f"the video did not play {args.hold} s more")
-                    except TimeoutError as e:
-                        out["error"] = str(e)
+                    watch(d, args.hold, out)
                 out["resizedTo"] = d.execute_script(
                     "const v = document.getElementById('video'); return [v.videoWidth, v.videoHeight]")
                 out["picture"] = d.execute_script("return window.pipPicture || null")

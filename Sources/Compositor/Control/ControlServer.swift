@@ -98,13 +98,8 @@ public final class ControlServer: @unchecked Sendable {
             let size: PixelSize
             if case .string(let s)? = body["size"] {
                 do { size = try RenderSize.parse(s) } catch { throw HTTPError(.badRequest, message: "\(error)") }
-            } else if case .number(let w)? = body["width"], case .number(let h)? = body["height"] {
-                guard w.isFinite, h.isFinite, abs(w) < 1e6, abs(h) < 1e6 else {
-                    throw HTTPError(.badRequest, message: "width and height must be whole numbers of pixels")
-                }
-                do { size = try RenderSize.check(PixelSize(width: Int(w), height: Int(h))) } catch {
-                    throw HTTPError(.badRequest, message: "\(error)")
-                }
+            } else if let s = try Self.widthAndHeight(body) {
+                size = s
             } else {
                 throw HTTPError(.badRequest, message: "expected {\"size\": \"WxH\"} or {\"width\": W, \"height\": H}")
             }
@@ -346,13 +341,8 @@ public final class ControlServer: @unchecked Sendable {
             let window: PixelSize?
             if case .bool(true)? = body["main"] {
                 window = nil
-            } else if case .number(let w)? = body["width"], case .number(let h)? = body["height"] {
-                guard w.isFinite, h.isFinite, abs(w) < 1e6, abs(h) < 1e6 else {
-                    throw HTTPError(.badRequest, message: "width and height must be whole numbers of pixels")
-                }
-                do { window = try RenderSize.check(PixelSize(width: Int(w), height: Int(h))) } catch {
-                    throw HTTPError(.badRequest, message: "\(error)")
-                }
+            } else if let s = try Self.widthAndHeight(body) {
+                window = s
             } else {
                 throw HTTPError(.badRequest, message: "expected {\"width\": W, \"height\": H} (the window in device pixels) "
                                 + "or {\"main\": true} (the main picture)")
@@ -370,6 +360,17 @@ public final class ControlServer: @unchecked Sendable {
         encoder.dateEncodingStrategy = .iso8601
         return Response(status: status, headers: [.contentType: "application/json"],
                         body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
+    /// `{"width": W, "height": H}` as a checked picture size; nil when the body has neither.
+    static func widthAndHeight(_ body: [String: JSONValue]) throws -> PixelSize? {
+        guard case .number(let w)? = body["width"], case .number(let h)? = body["height"] else { return nil }
+        guard w.isFinite, h.isFinite, abs(w) < 1e6, abs(h) < 1e6 else {
+            throw HTTPError(.badRequest, message: "width and height must be whole numbers of pixels")
+        }
+        do { return try RenderSize.check(PixelSize(width: Int(w), height: Int(h))) } catch {
+            throw HTTPError(.badRequest, message: "\(error)")
+        }
     }
 
     /// A JSON object body of at most 1 MB.

@@ -19,11 +19,12 @@ public final class RenditionPicture {
         producer = try FrameProducer(size: size, fps: fps)
     }
 
-    /// Shows the frames of `main`'s video layers in this picture's (each scaled to its own box): one input per layer,
-    /// whose size the main picture's layer sets.
-    func shareVideo(of main: Renderer) {
-        for case let layer as VideoWidget in renderer.widgets {
-            if let leader = main.widget(id: layer.id) as? VideoWidget { layer.follow(leader) }
+    /// Shows the frames of `main`'s video layers and web pages in this picture's widgets (each scaled to its own
+    /// box): one input per layer and one page per web widget, whose size the main picture's widget sets.
+    func share(_ main: Renderer) {
+        for widget in renderer.widgets {
+            if let layer = widget as? VideoWidget, let leader = main.widget(id: layer.id) as? VideoWidget { layer.follow(leader) }
+            if let page = widget as? WebWidget, let leader = main.widget(id: page.id) as? WebWidget { page.follow(leader) }
         }
     }
 

@@ -48,10 +48,6 @@ extension LiveSession {
             let near = WindowPicture.nearest(wanted, among: [main] + webrtc.offered.sorted { $0.width < $1.width }) ?? main
             return try show(near == main ? nil : near, note: why + "; this window sees the nearest picture there is, \(near)")
         }
-        if let w = options.scene.widgets.first(where: { $0.type == WebConfig.type }) {
-            return try nearest("no rendition is made for it: widget '\(w.id)' is a web widget, and renditions of "
-                               + "scenes with web widgets are not made yet")
-        }
         guard let browser = browserRenditions, browser.limit > 0 else {
             return try nearest("renditions for windows are off (--max-renditions 0)")
         }
@@ -73,7 +69,7 @@ extension LiveSession {
     /// its widgets to what the others show), and its encoder, at the size's default bitrate, offered to viewers.
     private func makeBrowserRendition(_ size: PixelSize, loop: FrameLoop, webrtc: WebRTCOutput) throws -> Encoder {
         let picture = try RenditionPicture(scene: renderer.scene, size: size, fps: options.fps, warn: { _ in })
-        picture.shareVideo(of: renderer)
+        picture.share(renderer)
         picture.warmUp()
         var settings = options.encoder
         settings.bitrate = 0

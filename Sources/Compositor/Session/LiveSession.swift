@@ -117,12 +117,6 @@ public final class LiveSession: @unchecked Sendable {
             musicTemplate = t
             dump.append(("music", try t.render(["uri": "\"\(PipelineTemplate.quoted(musicFiles[0].uri))\""])))
         }
-        if !options.renditions.isEmpty, let w = options.scene.widgets.first(where: { $0.type == WebConfig.type }) {
-            // A page is made for one box in one picture.
-            throw OutputSpec.Invalid(description: "--rendition: widget '\(w.id)' is a web widget, and renditions of "
-                                     + "scenes with web widgets are not made yet; record or push the main picture, or "
-                                     + "draw the scene without it")
-        }
         var outputs: [PipelineOutput] = []
         for (i, spec) in options.outputs.enumerated() {
             switch spec {
@@ -213,7 +207,7 @@ public final class LiveSession: @unchecked Sendable {
         do {
             for r in options.renditions {
                 let picture = try RenditionPicture(scene: scene, size: r.size, fps: options.fps, warn: { _ in })
-                picture.shareVideo(of: renderer)
+                picture.share(renderer)
                 // Drawn once now, as the main picture is: its first live frame, when a viewer asks, is not late.
                 picture.warmUp()
                 var settings = options.encoder
