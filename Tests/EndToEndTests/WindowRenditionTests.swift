@@ -69,6 +69,51 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }
 
+        /// A window dragged about: sixty sizes asked for as fast as the API answers, from two sessions at once. Each
+        /// gets its size every time (the rendition it leaves is replaced, not counted against `--max-renditions`), at
+        /// most the limit plus the two each session is leaving exist at once, each session ends on the picture of
+        /// its last size with the others dropped, the stream keeps its frames, and once the sessions end every
+        /// rendition made for them is dropped.
+        @Test func aWindowDraggedAboutStaysWithinTheLimitAndLeavesNothingBehind() throws {
+            let dir = try TempDir()
+            let (p, _) = try startLive([try timecodeScene(dir), "--webrtc", "--max-renditions", "2",
+                                        "--webrtc-connect-timeout", "120"])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            let offer = try String(contentsOf: chromiumOffer, encoding: .utf8)
+            #expect(try whep(c, "POST", sdp: offer).status == 201 && whep(c, "POST", sdp: offer).status == 201)
+            let most = Latest<Int>(0), refusals = Latest<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { k in
+                for i in 0..<30 {
+                    let w = 160 + 2 * ((i * 37 + k * 11) % 200), h = 90 + 2 * ((i * 23 + k * 7) % 100)
+                    let r = window(c, "viewer\(k + 1)", #"{"width": \#(w), "height": \#(h)}"#)
+                    if r.status != 200 || r.json["picture"] as? String != "\(w)x\(h)" {
+                        let line = "\(w)x\(h): \(r.status) \(r.json)"
+                        refusals.update { $0.append(line) }
+                    }
+                    let made = (statusJSON(c)["windows"] as? [Any])?.count ?? 99
+                    most.update { $0 = max($0, made) }
+                }
+            }
+            #expect(refusals.value.isEmpty, "\(refusals.value)")
+            #expect(most.value <= 2 + 2 * 2, "renditions at once: \(most.value)")
+            // The last size each asked for: the picture each ends on, the only one left once both switched.
+            let last = [window(c, "viewer1", #"{"width": 400, "height": 226}"#), window(c, "viewer2", #"{"width": 400, "height": 226}"#)]
+            #expect(last.allSatisfy { $0.status == 200 && $0.json["picture"] as? String == "400x226" }, "\(last)")
+            func windows() -> [String] { (statusJSON(c)["windows"] as? [[String: Any]] ?? []).compactMap { $0["size"] as? String } }
+            let settled = Date().addingTimeInterval(30)
+            while windows() != ["400x226"] && Date() < settled { Thread.sleep(forTimeInterval: 0.1) }
+            #expect(windows() == ["400x226"], "\(statusJSON(c))")
+            let before = statusJSON(c)["frame"] as? Int ?? 0
+            #expect(p.waitForFrame(before + 30), "\(p.allOutput)")
+            #expect(try whep(c, "DELETE", "/v1/whep/viewer1").status == 200 && whep(c, "DELETE", "/v1/whep/viewer2").status == 200)
+            let deadline = Date().addingTimeInterval(30)
+            while ((statusJSON(c)["windows"] as? [Any])?.count ?? 1) > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+            #expect((statusJSON(c)["windows"] as? [Any])?.isEmpty == true, "\(statusJSON(c))")
+            #expect(statusJSON(c)["dropped"] as? Int == 0, "\(statusJSON(c))")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         /// Two headless Chromium pages with windows of different sizes, both following them: each decodes a picture
         /// of its own size, and neither sees a size change the other caused (the first keeps watching until the
         /// second has switched and left). The main picture stays as it was.

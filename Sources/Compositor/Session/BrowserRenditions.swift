@@ -35,14 +35,22 @@ final class BrowserRenditions: @unchecked Sendable {
         return lock.withLock { made[size] }
     }
 
-    /// Makes the rendition of `size` with `make` unless it exists; nil when the limit is reached.
-    func make(_ size: PixelSize, with make: () throws -> Encoder) throws -> (encoder: Encoder, new: Bool)? {
+    /// Makes the rendition of `size` with `make` unless it exists, then calls `use` (which shows it to a viewer)
+    /// before it can be dropped; nil when the limit is reached: `limit` of those made now are wanted by others
+    /// (`othersWant`: the sizes other viewers see or wait for). The rest are on their way out (a window's own, left
+    /// for its new size) and do not count.
+    func make(_ size: PixelSize, othersWant: Set<PixelSize>, with make: () throws -> Encoder,
+              then use: () throws -> Void) throws -> (encoder: Encoder, new: Bool)? {
         work.lock()
         defer { work.unlock() }
-        if let e = existing(size) { return (e, false) }
-        guard count < limit else { return nil }
+        if let e = existing(size) {
+            try use()
+            return (e, false)
+        }
+        guard lock.withLock({ made.keys.filter { othersWant.contains($0) }.count }) < limit else { return nil }
         let e = try make()
         lock.withLock { made[size] = e }
+        try use()
         return (e, true)
     }
 

@@ -52,17 +52,25 @@ extension LiveSession {
             return try nearest("renditions for windows are off (--max-renditions 0)")
         }
         let got: (encoder: Encoder, new: Bool)?
+        var shown: FollowOutcome?
         do {
-            got = try browser.make(wanted) { try makeBrowserRendition(wanted, loop: loop, webrtc: webrtc) }
+            // The limit counts the renditions other windows want: one a window leaves for its new size is replaced,
+            // so a window dragged about with the limit reached still gets its size. Shown before anything can drop it.
+            got = try browser.make(wanted, othersWant: webrtc.renditionsWanted(besides: id),
+                                   with: { try makeBrowserRendition(wanted, loop: loop, webrtc: webrtc) },
+                                   then: { shown = try show(wanted, note: shrunk) })
+        } catch let e as ControlError {
+            throw e
         } catch {
             log("rendition \(wanted): \(error)")
             return try nearest("a rendition \(wanted) could not be made (\(error))")
         }
-        guard let got else {
+        guard let got, var shown else {
             return try nearest("\(browser.limit) renditions are made for browser windows already (--max-renditions)")
         }
         if got.new { events.publish(.renditionMade(size: wanted, session: id)) }
-        return try show(wanted, made: got.new, note: shrunk)
+        shown.made = got.new
+        return shown
     }
 
     /// A rendition for a window: its picture, warmed up here (off the frame loop), adopted by the loop (which brings

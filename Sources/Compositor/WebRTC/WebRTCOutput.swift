@@ -207,6 +207,13 @@ public final class WebRTCOutput: @unchecked Sendable {
         }
     }
 
+    /// The renditions the other viewers than `id` want: the one each waits for, or else the one it sees.
+    public func renditionsWanted(besides id: String) -> Set<PixelSize> {
+        lock.withLock {
+            Set(viewers.filter { $0.key != id }.values.compactMap { v -> PixelSize? in v.next ?? v.picture })
+        }
+    }
+
     /// Lets viewers see rendition `size`, encoded by `encoder` (until `withdraw`).
     public func offer(_ size: PixelSize, from encoder: Encoder) {
         lock.withLock { pictures[size] = encoder }
