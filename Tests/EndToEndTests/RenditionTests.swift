@@ -254,9 +254,17 @@ extension EndToEnd {
               - {id: page, type: web, html: "<body style='margin:0;background:#00ff00'></body>"}
             """)
             let pageSmall = dir.file("page-small.mp4")
-            let w = try tool([binary, "run", web, "--rendition", "320x180", "--record", dir.file("page-main.mp4"),
-                              "--record", pageSmall + "@320x180", "--duration", "4", "--no-control"], timeout: 90)
-            #expect(w.status == 0, "\(w.err)")
+            let (wp, _) = try startLive([web, "--rendition", "320x180", "--record", dir.file("page-main.mp4"),
+                                         "--record", pageSmall + "@320x180"])
+            let c = try #require(controlURL(wp), "\(wp.allOutput)")
+            // The page's first picture comes when WebKit has loaded it (longer on a machine's first start): waited for,
+            // then a second more of frames recorded.
+            let loaded = Date().addingTimeInterval(90)
+            while (webStatus(c)["frames"] as? Int ?? 0) == 0 && Date() < loaded { Thread.sleep(forTimeInterval: 0.1) }
+            #expect((webStatus(c)["frames"] as? Int ?? 0) > 0, "\(statusJSON(c))")
+            #expect(wp.waitForFrame((statusJSON(c)["frame"] as? Int ?? 0) + 30), "\(wp.allOutput)")
+            wp.signal(SIGINT)
+            #expect(wp.waitForExit() == 0, "\(wp.allOutput)")
             let last = dir.file("page-small.png")
             #expect(try tool(["ffmpeg", "-v", "error", "-y", "-sseof", "-0.2", "-i", pageSmall, "-frames:v", "1", last]).status == 0)
             let page = try rgbPixels(last)
