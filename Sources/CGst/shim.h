@@ -172,4 +172,124 @@ static inline void cgst_emit_string(gpointer object, const gchar *signal, const 
     g_signal_emit_by_name(object, signal, text);
 }
 
+// A web page's view inside wpevideosrc (WPE WebKit), reached through its "configure-web-view" signal: the only way
+// to resize the page without new caps (which 1.22 applies from the streaming thread without its lock: it aborted) and
+// to read the address it shows. WebKit and libwpe are loaded by the wpe plugin, not linked here: their functions are
+// looked up in the already loaded libraries. Everything that touches the view runs on the thread WebKit lives on
+// (WPE's own GLib context, current when the signal is emitted). One per page process; never freed.
+#include <dlfcn.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct {
+    GMutex lock;
+    gpointer backend;                              // struct wpe_view_backend *, nil until the view exists
+    GMainContext *context;                         // WebKit's thread's context
+    void (*set_size)(gpointer, uint32_t, uint32_t);
+    guint width, height;                           // the size wanted, applied on WebKit's thread
+    guint applied_width, applied_height;
+    gchar *uri;                                    // what the view shows now (notify::uri)
+    gboolean found;                                // the WebKit and libwpe functions were there
+} CgstWpeView;
+
+static void cgst_wpe_view_uri_changed(GObject *view, GParamSpec *spec, gpointer data) {
+    CgstWpeView *v = (CgstWpeView *)data;
+    gchar *uri = NULL;
+    g_object_get(view, "uri", &uri, NULL);
+    g_mutex_lock(&v->lock);
+    g_free(v->uri);
+    v->uri = uri;
+    g_mutex_unlock(&v->lock);
+}
+
+// On WebKit's thread: the wanted size, if it is not the view's yet.
+static gboolean cgst_wpe_view_apply(gpointer data) {
+    CgstWpeView *v = (CgstWpeView *)data;
+    g_mutex_lock(&v->lock);
+    if (v->backend && v->width > 0 && (v->width != v->applied_width || v->height != v->applied_height)) {
+        v->set_size(v->backend, v->width, v->height);
+        v->applied_width = v->width;
+        v->applied_height = v->height;
+    }
+    g_mutex_unlock(&v->lock);
+    return G_SOURCE_REMOVE;
+}
+
+static void cgst_wpe_view_configured(GstElement *src, GObject *view, gpointer data) {
+    CgstWpeView *v = (CgstWpeView *)data;
+    void *webkit = dlopen("libWPEWebKit-1.1.so.0", RTLD_LAZY | RTLD_NOLOAD);
+    void *wpe = dlopen("libwpe-1.0.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    gpointer (*get_backend)(gpointer) = webkit ? (gpointer (*)(gpointer))dlsym(webkit, "webkit_web_view_get_backend") : NULL;
+    gpointer (*get_wpe)(gpointer) = webkit ? (gpointer (*)(gpointer))dlsym(webkit, "webkit_web_view_backend_get_wpe_backend") : NULL;
+    void (*set_size)(gpointer, uint32_t, uint32_t) = wpe ? (void (*)(gpointer, uint32_t, uint32_t))dlsym(wpe, "wpe_view_backend_dispatch_set_size") : NULL;
+    g_signal_connect(view, "notify::uri", G_CALLBACK(cgst_wpe_view_uri_changed), v);
+    g_mutex_lock(&v->lock);
+    if (get_backend && get_wpe && set_size) {
+        gpointer backend = get_backend(view);
+        v->backend = backend ? get_wpe(backend) : NULL;
+        v->set_size = set_size;
+        v->found = v->backend != NULL;
+    }
+    v->context = g_main_context_ref_thread_default();
+    g_mutex_unlock(&v->lock);
+    cgst_wpe_view_apply(v);
+}
+
+// Watches `src` (a wpevideosrc before it starts) for its view; the view is made `width` x `height` as soon as it exists.
+static inline CgstWpeView *cgst_wpe_view_watch(GstElement *src, guint width, guint height) {
+    CgstWpeView *v = g_new0(CgstWpeView, 1);
+    g_mutex_init(&v->lock);
+    v->width = width;
+    v->height = height;
+    g_signal_connect(src, "configure-web-view", G_CALLBACK(cgst_wpe_view_configured), v);
+    return v;
+}
+
+// Asks for the view at `width` x `height` (done on WebKit's thread); false when the view cannot be resized.
+static inline gboolean cgst_wpe_view_resize(CgstWpeView *v, guint width, guint height) {
+    g_mutex_lock(&v->lock);
+    v->width = width;
+    v->height = height;
+    GMainContext *context = v->context;
+    gboolean found = v->found;
+    g_mutex_unlock(&v->lock);
+    if (context) {
+        GSource *source = g_idle_source_new();
+        g_source_set_priority(source, G_PRIORITY_HIGH);
+        g_source_set_callback(source, cgst_wpe_view_apply, v, NULL);
+        g_source_attach(source, context);
+        g_source_unref(source);
+    }
+    return context == NULL || found;
+}
+
+// The view is going away (the pipeline stops): nothing more is done to it.
+static inline void cgst_wpe_view_forget(CgstWpeView *v) {
+    g_mutex_lock(&v->lock);
+    v->backend = NULL;
+    v->found = FALSE;
+    g_mutex_unlock(&v->lock);
+}
+
+// What the view shows now (a copy to g_free), or NULL before it loaded anything.
+static inline gchar *cgst_wpe_view_uri(CgstWpeView *v) {
+    g_mutex_lock(&v->lock);
+    gchar *uri = g_strdup(v->uri);
+    g_mutex_unlock(&v->lock);
+    return uri;
+}
+
+// A raw video frame's own size and row stride (its GstVideoMeta), which may differ from its caps (wpevideosrc
+// sends the view's size), its first row's offset; FALSE without one.
+static inline gboolean cgst_buffer_video_size(GstBuffer *buffer, gint *width, gint *height, gint *stride,
+                                              gsize *offset) {
+    GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+    if (!meta) return FALSE;
+    *width = (gint)meta->width;
+    *height = (gint)meta->height;
+    *stride = meta->stride[0];
+    *offset = meta->offset[0];
+    return TRUE;
+}
+
 #endif

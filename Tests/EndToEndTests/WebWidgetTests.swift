@@ -119,6 +119,44 @@ extension EndToEnd {
             #expect(near(leftPixel, green, 40) && near(rightPixel, blue, 40), "\(leftPixel) \(rightPixel)")
         }
 
+        /// A page from elsewhere (an http URL, another origin) is rendered inside a document of ours: it is drawn in
+        /// its box, re-laid on resize without reloading, and a call reaches it as a message.
+        @Test func aPageFromElsewhereIsDrawnAndReLaidToo() throws {
+            let dir = try TempDir()
+            let site = dir.file("site")
+            try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: site + "/probe.html")
+            let server = try LiveProcess("/usr/bin/python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+                                                              "--directory", site])
+            defer { server.signal(SIGTERM) }
+            let line = try #require(server.waitForLine { $0.contains("Serving HTTP on") }, "\(server.allOutput)")
+            let port = try #require(line.components(separatedBy: "port ").last?.split(separator: " ").first)
+            let scene = try webScene(dir, web: "source: 'http://127.0.0.1:\(port)/probe.html'")
+            let (p, _) = try startLive([scene])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            let left = waitForPixel(c, dir, 100, 100) { near($0, red) }
+            #expect(left.map { near($0, red) } == true, "\(String(describing: left))\n\(p.allOutput)")
+            let right = try #require(framePicture(c, dir)).pixel(x: 540, y: 100)
+            #expect(near(right, blue), "\(right)")
+            let deadline = Date().addingTimeInterval(30)
+            var before = pageCounter(c, dir, right: 640) ?? 0
+            while before < 30 && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.2)
+                before = pageCounter(c, dir, right: 640) ?? 0
+            }
+            #expect(before >= 30, "the page's counter: \(before)")
+            #expect(try ctl(c, ["resize", "320x180"]).status == 0)
+            let relaid = waitForPixel(c, dir, 50, 50) { near($0, green) }
+            #expect(relaid.map { near($0, green) } == true, "the page's layout under 400 px: \(String(describing: relaid))")
+            let after = pageCounter(c, dir, right: 320) ?? 0
+            #expect(after > before, "a reload would start the counter again: \(before) before, \(after) after")
+            let called = try ctl(c, ["web", "page", "play"])
+            #expect(called.status == 0, "\(called.stdout)\(called.stderr)")
+            #expect(webStatus(c)["restarts"] as? Int == 0, "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         /// The CasparCG calls reach the page and say what it answered; `window.pipcompose` tells it the playback
         /// state; bad calls are refused with the rule.
         @Test func casparCGCallsAndWindowPipcomposeReachThePage() throws {

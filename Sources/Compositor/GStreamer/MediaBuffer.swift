@@ -53,6 +53,14 @@ public final class MediaBuffer: @unchecked Sendable {
     /// Bytes of data.
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
 
+    /// A raw picture's own size, row stride and first row's offset (its video meta), which can differ from its caps;
+    /// nil without one.
+    public var videoLayout: (size: PixelSize, stride: Int, offset: Int)? {
+        var w: gint = 0, h: gint = 0, stride: gint = 0, offset: gsize = 0
+        guard cgst_buffer_video_size(pointer, &w, &h, &stride, &offset) != 0, w > 0, h > 0 else { return nil }
+        return (PixelSize(width: Int(w), height: Int(h)), Int(stride), Int(offset))
+    }
+
     /// A new buffer sharing this one's memory (no copy of the data) with timestamps of its own.
     public func restamped(pts: MediaTime?, dts: MediaTime?) -> MediaBuffer {
         let copy = MediaBuffer(takingOwnership: gst_buffer_copy(pointer)!)

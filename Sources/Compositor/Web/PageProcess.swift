@@ -67,6 +67,8 @@ final class PageProcess: @unchecked Sendable {
     /// What this launch of the page's process said last of an error (its standard error, or its messages).
     private var childError: String?
     private var memory = 0
+    /// What WebKit is told to load: a page that shows another address went elsewhere.
+    private var location = ""
     private var timer: DispatchSourceTimer?
     private var calls: [Int: @Sendable (CallOutcome) -> Void] = [:]
     private var nextCall = 1
@@ -224,10 +226,11 @@ final class PageProcess: @unchecked Sendable {
         // Software GL (Mesa's llvmpipe): no GPU or display needed. Not "true": with that exact value wpesrc 1.22
         // fixates its own 1920x1080 caps and ignores the size asked for (not-negotiated).
         if environment["LIBGL_ALWAYS_SOFTWARE"] == nil { environment["LIBGL_ALWAYS_SOFTWARE"] = "1" }
+        location = server.pageURL(id)
         let p: IsolatedProcess
         do {
             p = try IsolatedProcess(executable: settings.executable, arguments: [
-                "web-page", "--location", server.wrapperURL(id),
+                "web-page", "--location", location,
                 "--viewport", "\(settings.viewport.width)x\(settings.viewport.height)",
                 "--size", "\(size.width)x\(size.height)", "--fps", String(settings.fps),
             ], environment: environment)
@@ -276,12 +279,21 @@ final class PageProcess: @unchecked Sendable {
                 guard h.a <= 1 << 20, p.read(h.a, into: &payload) else { break }
                 let message = try? JSONDecoder().decode([String: JSONValue].self, from: Data(payload.prefix(h.a)))
                 if let e = message?.text("error") { queue.async { [self] in if g == generation { childError = e } } }
+                if let uri = message?.text("uri") { queue.async { [self] in if g == generation { shows(uri) } } }
             }
         }
         queue.async { [self] in
             guard g == generation, state == .starting || state == .playing else { return }
             fail("its process ended" + (childError.map { " (\($0.prefix(200)))" } ?? " (a crash?)"))
         }
+    }
+
+    /// The address WebKit shows now (its process says so each second): another than the page's (its fragment aside)
+    /// means the page navigated away, and it is started again at its own.
+    private func shows(_ uri: String) {
+        func bare(_ u: String) -> Substring { u.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }
+        guard !uri.isEmpty, !location.isEmpty, bare(uri) != bare(location) else { return }
+        fail("the page went to \(uri)")
     }
 
     private func framed(generation g: Int) {

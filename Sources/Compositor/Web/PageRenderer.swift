@@ -1,19 +1,22 @@
+import CGst
 import CKernels
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The page's own process (`pipcompose web-page`, started by `PageProcess`): WPE WebKit renders the widget's wrapper
-/// page (PageWrapper) through `wpesrc` at a fixed viewport, the user's page in an iframe of the widget's size at its
-/// top left; the top-left `size` of each frame that differs from the last goes to standard output (`PageWire`), and
-/// commands come on standard input. It runs apart from pipcompose so that a page that crashes, hangs or eats memory
-/// takes only this process with it: wpesrc 1.22 waits for a first frame with no timeout and has no handler for a
-/// crashed web process.
+/// The page's own process (`pipcompose web-page`, started by `PageProcess`): WPE WebKit renders the widget's page
+/// through `wpevideosrc`, and each frame that differs from the last goes to standard output (`PageWire`); commands
+/// come on standard input. It runs apart from pipcompose so that a page that crashes, hangs or eats memory takes only
+/// this process with it: wpesrc 1.22 waits for a first frame with no timeout and has no handler for a crashed web
+/// process.
 ///
-/// The viewport never changes size: a new size for the page is the iframe's (its CSS re-lays, its state stays), not
-/// new caps. Changing wpesrc's caps while it runs resized the view from the streaming thread without its lock and
-/// aborted the process in 1 of 4 resizes here (and can push frames of the old size: GStreamer #4094).
+/// The page's size is WebKit's view's, changed on WebKit's own thread (`CgstWpeView`): its CSS re-lays it and its
+/// state stays. The caps stay the viewport's (the largest size): new caps are applied by wpesrc 1.22 from the
+/// streaming thread without its lock, which aborted the process in 1 of 4 resizes here. Each frame carries its own
+/// size (its video meta), so a frame of the old size after a resize is read as what it is, never as garbage
+/// (GStreamer #4094). Before, the page sat in an iframe of the widget's size: WebKit then drew half as many frames
+/// for the same CPU.
 public final class PageRenderer: @unchecked Sendable {
     public let location: String
     public let fps: Int
@@ -23,6 +26,8 @@ public final class PageRenderer: @unchecked Sendable {
     private var size: PixelSize
     private var pipeline: Pipeline?
     private var sink: AppSink?
+    /// WebKit's view, once wpevideosrc made it: its size and the address it shows.
+    private var view: UnsafeMutablePointer<CgstWpeView>?
     /// Writes to standard output come from the streaming thread (frames) and the heartbeat (messages).
     private let writeLock = NSLock()
     /// The last frame sent, to send only frames that changed; and frames WebKit made (the heartbeat's count).
@@ -41,7 +46,7 @@ public final class PageRenderer: @unchecked Sendable {
     /// The pipeline: the page at `size` and `fps`, premultiplied BGRA (what WebKit draws), newest frame only.
     static func launch(location: String, size: PixelSize, fps: Int) -> String {
         """
-        wpesrc name=page location="\(PipelineTemplate.quoted(location))" draw-background=false
+        wpevideosrc name=page location="\(PipelineTemplate.quoted(location))" draw-background=false
         ! capsfilter name=size caps=\(caps(size, fps))
         ! queue max-size-buffers=1 leaky=downstream
         ! appsink name=out
@@ -63,6 +68,10 @@ public final class PageRenderer: @unchecked Sendable {
         } catch {
             send(["error": "\(error)"])
             return 2
+        }
+        if let src = p.element(named: "page") {
+            view = cgst_wpe_view_watch(src, guint(size.width), guint(size.height))
+            gst_object_unref(UnsafeMutableRawPointer(src))
         }
         sink = p.appSink(named: "out", dropWhenFull: true, onSample: { [weak self] buffer, caps in
             self?.frame(buffer, caps)
@@ -89,23 +98,29 @@ public final class PageRenderer: @unchecked Sendable {
             t.name = "page-commands"
             t.start()
         }
+        if let view { cgst_wpe_view_forget(view) }
         _ = p.stop(drain: false, timeout: 2)
         return 0
     }
 
     private func frame(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
-        guard let picture = caps?.videoSize else { return }
-        let crop = stateLock.withLock { () -> PixelSize in
+        // The frame's own size (the view's when WebKit drew it), else its caps'.
+        guard let layout = buffer.videoLayout ?? caps?.videoSize.map({ ($0, $0.width * 4, 0) }) else { return }
+        let picture = layout.size
+        let wanted = stateLock.withLock { () -> PixelSize in
             made += 1
             return size
         }
-        // Only whole pictures of the viewport (never a buffer of another size: GStreamer #4094).
-        guard picture == viewport, buffer.size == picture.width * picture.height * 4 else { return }
-        let rowBytes = crop.width * 4, stride = picture.width * 4, bytes = rowBytes * crop.height
+        // Whole pictures within the viewport only; the part the widget wants of it (all of it, unless the view has
+        // not taken a smaller size yet).
+        guard picture.width <= viewport.width, picture.height <= viewport.height, layout.stride >= picture.width * 4,
+              layout.offset + layout.stride * (picture.height - 1) + picture.width * 4 <= buffer.size else { return }
+        let crop = PixelSize(width: min(wanted.width, picture.width), height: min(wanted.height, picture.height))
+        let rowBytes = crop.width * 4, stride = layout.stride, bytes = rowBytes * crop.height
         // Compared with the last picture sent where it lies, row by row, and copied only when it changed: a page
         // that is still costs a comparison a frame, not a copy, and nothing crosses to the widget.
         let changed = buffer.withBytes { raw -> Bool in
-            let src = raw.baseAddress!
+            let src = raw.baseAddress! + layout.offset
             var differs = crop != lastSize || last.count != bytes
             if !differs {
                 differs = last.withUnsafeBytes { old in
@@ -132,6 +147,7 @@ public final class PageRenderer: @unchecked Sendable {
            w >= 1, h >= 1 {
             let next = PixelSize(width: min(Int(w), viewport.width), height: min(Int(h), viewport.height))
             stateLock.withLock { size = next }
+            if let view { _ = cgst_wpe_view_resize(view, guint(next.width), guint(next.height)) }
             pipeline.emit("run-javascript", "window.__pc && __pc.resize(\(next.width), \(next.height))",
                           onElementNamed: "page")
         }
@@ -143,7 +159,12 @@ public final class PageRenderer: @unchecked Sendable {
         let t = Thread { [weak self] in
             while let self {
                 Thread.sleep(forTimeInterval: 1)
-                self.send(["alive": .number(Double(self.stateLock.withLock { self.made }))])
+                var message: [String: JSONValue] = ["alive": .number(Double(self.stateLock.withLock { self.made }))]
+                if let view = self.view, let uri = cgst_wpe_view_uri(view) {
+                    message["uri"] = .string(String(cString: uri))
+                    g_free(uri)
+                }
+                self.send(message)
             }
         }
         t.name = "page-heartbeat"

@@ -11,8 +11,12 @@ import NIOCore
 final class PageServer: @unchecked Sendable {
     /// What the server knows of one widget's page.
     struct Page {
-        var wrapper: (PixelSize) -> String
-        var inline: String?
+        /// Where the page comes from: a file below the folder or inline HTML (served with the agent first in it, and
+        /// rendered as they are), or elsewhere (rendered in an iframe of the wrapper document).
+        enum Source { case file(String), inline(String), elsewhere }
+        var source: Source
+        /// The wrapper document (a page from elsewhere) or the agent's script tag (a page of the scene), for a size.
+        var script: (PixelSize) -> String
         var onReport: @Sendable ([String: JSONValue]) -> Void
     }
 
@@ -35,11 +39,22 @@ final class PageServer: @unchecked Sendable {
     func setSize(_ size: PixelSize, of id: String) { lock.withLock { sizes[id] = size } }
 
     func wrapperURL(_ id: String) -> String { base + "/w/" + escaped(id) }
-    func fileURL(_ relative: String) -> String { base + "/f/" + relative.split(separator: "/").map { escaped(String($0)) }.joined(separator: "/") }
+    /// What WebKit loads for widget `id`: its own file or inline HTML, or the wrapper around a page from elsewhere.
+    func pageURL(_ id: String) -> String {
+        switch lock.withLock({ pages[id]?.source }) {
+        case .file(let relative)?: base + "/p/" + escaped(id) + "/" + components(relative)
+        case .inline?: inlineURL(id)
+        case .elsewhere?, nil: wrapperURL(id)
+        }
+    }
+    func fileURL(_ relative: String) -> String { base + "/f/" + components(relative) }
     func inlineURL(_ id: String) -> String { base + "/h/" + escaped(id) }
     func reportURL(_ id: String) -> String { base + "/r/" + escaped(id) }
 
     private func escaped(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? s }
+    private func components(_ relative: String) -> String {
+        relative.split(separator: "/").map { escaped(String($0)) }.joined(separator: "/")
+    }
 
     func start() throws { try service.start(router(), host: "127.0.0.1", port: 0, label: "pipcompose.pages") }
     func stop() { service.stop() }
@@ -53,13 +68,31 @@ final class PageServer: @unchecked Sendable {
             guard let (page, size) = lock.withLock({ pages[id].map { ($0, sizes[id] ?? PixelSize(width: 320, height: 180)) } }) else {
                 throw HTTPError(.notFound)
             }
-            return html(page.wrapper(size))
+            return html(page.script(size))
         }
         router.get("/:secret/h/:id") { [self] _, context in
             let id = context.parameters.get("id") ?? ""
-            guard let text = lock.withLock({ pages[id]?.inline }) else { throw HTTPError(.notFound) }
+            guard let (page, size) = lock.withLock({ pages[id].map { ($0, sizes[id] ?? PixelSize(width: 320, height: 180)) } }),
+                  case .inline(let text) = page.source else { throw HTTPError(.notFound) }
             // Relative links of inline HTML are taken from the scene's folder.
-            return html("<base href=\"\(base)/f/\">" + text)
+            return html(PageWrapper.inject("<base href=\"\(base)/f/\">" + page.script(size), into: text))
+        }
+        // A widget's own file with the agent first in it; the files it links to below it, as they are.
+        router.get("/:secret/p/:id/**") { [self] _, context in
+            let id = context.parameters.get("id") ?? ""
+            let relative = context.parameters.getCatchAll().joined(separator: "/")
+            let path = relative.removingPercentEncoding ?? relative
+            guard let (page, size) = lock.withLock({ pages[id].map { ($0, sizes[id] ?? PixelSize(width: 320, height: 180)) } }) else {
+                throw HTTPError(.notFound)
+            }
+            guard case .file(let own) = page.source, own.split(separator: "/") == path.split(separator: "/") else {
+                return try file(path)
+            }
+            guard let real = FolderFile.resolve(path, below: folder), let data = FileManager.default.contents(atPath: real) else {
+                page.onReport(["kind": .string("fail"), "reason": .string("the page answered 404 (\(own) is not in \(folder))")])
+                throw HTTPError(.notFound)
+            }
+            return html(PageWrapper.inject(page.script(size), into: String(decoding: data, as: UTF8.self)))
         }
         router.get("/:secret/f/**") { [self] _, context in
             let relative = context.parameters.getCatchAll().joined(separator: "/")
@@ -115,5 +148,13 @@ private struct PageGuard: RouterMiddleware {
             throw HTTPError(.notFound)
         }
         return try await next(request, context)
+    }
+}
+
+extension PageServer.Page.Source {
+    /// Served from here (a file of the scene, inline HTML): rendered as it is, the agent in it.
+    var isOurs: Bool {
+        if case .elsewhere = self { return false }
+        return true
     }
 }

@@ -19,19 +19,21 @@ final class PageSet: @unchecked Sendable {
             let page = PageProcess(id: w.id, server: server, settings: .init(
                 executable: settings.resolvedExecutable, fps: w.config.fps ?? fps, viewport: viewport,
                 memoryLimit: settings.memoryLimit), onEvent: onEvent)
-            let inner: String, sameOrigin: Bool, inline: String?
+            let inner: String, source: PageServer.Page.Source
             switch w.config.source {
-            case .file(let path, _): (inner, sameOrigin, inline) = (server.fileURL(path), true, nil)
-            case .url(let url): (inner, sameOrigin, inline) = (url, false, nil)
-            case .html(let text, _): (inner, sameOrigin, inline) = (server.inlineURL(w.id), true, text)
+            case .file(let path, _): (inner, source) = (server.fileURL(path), .file(path))
+            case .url(let url): (inner, source) = (url, .elsewhere)
+            case .html(let text, _): (inner, source) = (server.inlineURL(w.id), .inline(text))
             }
             let report = server.reportURL(w.id), data = w.config.data, timeout = settings.loadTimeout
             server.add(w.id, PageServer.Page(
-                wrapper: { size in
-                    PageWrapper.html(.init(inner: inner, sameOrigin: sameOrigin, size: size, report: report, data: data,
-                                           loadTimeout: timeout, state: state(size)))
+                source: source,
+                script: { size in
+                    let o = PageWrapper.Options(inner: inner, sameOrigin: source.isOurs, size: size, report: report,
+                                                data: data, loadTimeout: timeout, state: state(size))
+                    return source.isOurs ? PageWrapper.agent(o) : PageWrapper.html(o)
                 },
-                inline: inline, onReport: { [weak page] in page?.report($0) }))
+                onReport: { [weak page] in page?.report($0) }))
             w.attach(page.frames)
             return page
         }

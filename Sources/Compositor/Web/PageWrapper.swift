@@ -1,8 +1,10 @@
 import Foundation
 
-/// The document WebKit renders for a web widget: the user's page in an iframe of the widget's size at the top left of
-/// a fixed viewport, and the script that drives it from outside. Resizing is the iframe's (the page's CSS re-lays it,
-/// its scripts keep their state); the CasparCG calls (`update`, `play`, `next`, `stop`, `remove`, any other by name)
+/// The script that drives a web widget's page, and where it lives. A page of the scene (a file, inline HTML) is
+/// served with the script put first in it (`agent`, `inject`): WebKit renders the page itself. A page from elsewhere
+/// cannot be changed that way: WebKit renders a document of ours (`html`) with the page in an iframe filling the
+/// view, and the script drives it from outside (WebKit then draws about half as many frames for the same CPU).
+/// Resizing is the view's (PageRenderer): the page's CSS re-lays it, its scripts keep their state. The CasparCG calls (`update`, `play`, `next`, `stop`, `remove`, any other by name)
 /// are made on the page's window (a page from elsewhere gets them as `message` events: a browser lets no other
 /// origin call into it); `window.pipcompose` tells the page its size, the viewers and the playback state. Every second
 /// the script reports that it is alive (a page stuck in a loop stops it, as it shares the page's thread), and it
@@ -20,6 +22,7 @@ enum PageWrapper {
         var state: String
     }
 
+    /// The document for a page from elsewhere: the page in an iframe, and the script.
     static func html(_ o: Options) -> String {
         """
         <!doctype html><html><head><meta charset="utf-8"><title>pipcompose web widget</title><style>
@@ -28,21 +31,45 @@ enum PageWrapper {
         </style></head><body>
         <iframe id="page" sandbox="allow-scripts allow-same-origin allow-forms" allowtransparency="true"
           style="width:\(o.size.width)px;height:\(o.size.height)px" src="\(attribute(o.inner))"></iframe>
-        <script>
+        <script>\(script(o, inPage: false))</script></body></html>
+        """
+    }
+
+    /// The script for a page of the scene, as the first thing in it.
+    static func agent(_ o: Options) -> String { "<script>\(script(o, inPage: true))</script>" }
+
+    /// `head` put first in `page`: after its doctype when it has one (before it, the page would be laid out in quirks
+    /// mode), else at the very start.
+    static func inject(_ head: String, into page: String) -> String {
+        var i = page.startIndex
+        while i < page.endIndex, page[i].isWhitespace || page[i] == "\u{FEFF}" { i = page.index(after: i) }
+        if page[i...].prefix(9).lowercased() == "<!doctype", let end = page[i...].firstIndex(of: ">") {
+            let after = page.index(after: end)
+            return String(page[..<after]) + head + String(page[after...])
+        }
+        return head + page
+    }
+
+    /// The script that drives the page: in it (`inPage`), or from the document around its iframe.
+    private static func script(_ o: Options, inPage: Bool) -> String {
+        """
         "use strict";
         (() => {
-          const frame = document.getElementById("page");
+          if (window.__pc) return;
+          const inPage = \(inPage);
+          const frame = inPage ? null : document.getElementById("page");
           const reportTo = \(literal(o.report));
           const sameOrigin = \(o.sameOrigin);
           const expected = new URL(\(literal(o.inner)), location.href).href;
           const data = \(o.data.map(literal) ?? "null");
           let state = \(o.state);
           let loaded = false;
+          if (inPage) window.pipcompose = Object.assign({}, state);
           const report = (o) => {
             try { fetch(reportTo, { method: "POST", body: JSON.stringify(o), keepalive: true }).catch(() => {}); }
             catch (e) {}
           };
-          const page = () => { try { return frame.contentWindow; } catch (e) { return null; } };
+          const page = () => { if (inPage) return window; try { return frame.contentWindow; } catch (e) { return null; } };
           function publish() {
             const w = page();
             if (!w) return;
@@ -76,19 +103,25 @@ enum PageWrapper {
           }
           window.__pc = {
             resize(w, h) {
-              frame.style.width = w + "px";
-              frame.style.height = h + "px";
+              if (frame) { frame.style.width = w + "px"; frame.style.height = h + "px"; }
               state.width = w; state.height = h;
               publish();
             },
             call,
             state(s) { Object.assign(state, s); publish(); },
-            reload() { loaded = false; checkFound(); frame.src = expected; },
+            reload() {
+              loaded = false;
+              if (inPage) { location.reload(); return; }
+              checkFound(); frame.src = expected;
+            },
           };
-          frame.addEventListener("load", () => {
+          // In the page, its errors are heard from the start; where it loads from is watched by its process, and a
+          // page of the scene that is missing is said by the server.
+          if (inPage) window.addEventListener("error", (e) => report({ kind: "error", message: "the page's script failed: " + e.message }));
+          (inPage ? window : frame).addEventListener("load", () => {
             loaded = true;
             const w = page();
-            if (sameOrigin && w) {
+            if (sameOrigin && w && !inPage) {
               try {
                 if (w.location.href !== expected) return report({ kind: "fail", reason: "the page went to " + w.location.href });
                 w.addEventListener("error", (e) => report({ kind: "error", message: "the page's script failed: " + e.message }));
@@ -101,7 +134,7 @@ enum PageWrapper {
           });
           // A page of the scene's that is missing answers 404 in its frame: said, not shown as if it were the page.
           function checkFound() {
-            if (!sameOrigin) return;
+            if (!sameOrigin || inPage) return;
             fetch(expected, { cache: "no-store" }).then((r) => {
               if (r.status >= 400) report({ kind: "fail", reason: "the page answered " + r.status + " (" + expected + ")" });
             }).catch(() => {});
@@ -116,7 +149,6 @@ enum PageWrapper {
             report({ kind: "alive", href });
           }, 1000);
         })();
-        </script></body></html>
         """
     }
 
