@@ -5,7 +5,9 @@
 #   peer:       gst-launch-1.0 wpesrc ! x264enc into an MP4, the same x264 settings (ultrafast, zerolatency, bitrate);
 # and a quiet page (bench/web/slow.html: a clock in a corner, once a second) against the same scene without it.
 # CPU of every process of each run's session and of its pages' sessions (WebKit's web and network processes
-# included), from /proc over the same window after a warm-up. Prints JSON lines and the ratios.
+# included), from /proc over the same window after a warm-up; and how many different pictures of the page each MP4
+# holds a second over that window (ffmpeg's mpdecimate: a page WebKit could not draw in time shows the same picture
+# again), so a cost is also compared per picture WebKit drew. Prints JSON lines and the ratios.
 # Usage: bash bench/web.sh [SECONDS] [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +42,14 @@ measure() { # NAME COMMAND...: CPU seconds of the command's sessions over SECS a
     python3 -c "print(round(($t1 - $t0) / $TICK, 3))"
 }
 
+distinct_fps() { # MP4: pictures a second that differ from the one before (mpdecimate's defaults), from WARM s on for
+    # SECS s (the window the CPU is measured over; pipcompose's file also holds the seconds before the page loaded)
+    local kept total
+    kept=$(ffmpeg -v error -nostats -ss "$WARM" -t "$SECS" -i "$1" -vf mpdecimate -progress pipe:1 -f null - 2>/dev/null | grep '^frame=' | tail -1 | cut -d= -f2)
+    total=$(ffmpeg -v error -nostats -ss "$WARM" -t "$SECS" -i "$1" -progress pipe:1 -f null - 2>/dev/null | grep '^frame=' | tail -1 | cut -d= -f2)
+    python3 -c "print(round($kept / $total * $FPS, 2))"
+}
+
 scene animated animated.html
 scene quiet slow.html
 scene none ""
@@ -51,11 +61,15 @@ for r in $(seq 1 "$ROUNDS"); do
         ! x264enc $X264 ! h264parse ! mp4mux fragment-duration=500 ! filesink location="$OUT/peer$r.mp4")
     quiet=$(measure "quiet$r" "$BIN" run "$OUT/quiet.yaml" --no-control --record "$OUT/quiet$r.mp4" --duration $((WARM + SECS + 5)))
     none=$(measure "none$r" "$BIN" run "$OUT/none.yaml" --no-control --record "$OUT/none$r.mp4" --duration $((WARM + SECS + 5)))
-    python3 - "$pip" "$peer" "$quiet" "$none" "$SECS" "$r" <<'PY'
+    pipfps=$(distinct_fps "$OUT/pip$r.mp4"); peerfps=$(distinct_fps "$OUT/peer$r.mp4")
+    python3 - "$pip" "$peer" "$quiet" "$none" "$SECS" "$r" "$pipfps" "$peerfps" <<'PY'
 import json, sys
-pip, peer, quiet, none, secs, r = map(float, sys.argv[1:])
+pip, peer, quiet, none, secs, r, pipfps, peerfps = map(float, sys.argv[1:])
 print(json.dumps({"bench": "web", "round": int(r), "seconds": secs, "animatedPageCpuS": {"pipcompose": pip, "wpesrcX264": peer},
-                  "ratio": round(pip / peer, 3), "quietPageCpuS": quiet, "sameSceneWithoutPageCpuS": none,
+                  "ratio": round(pip / peer, 3),
+                  "animatedDistinctFps": {"pipcompose": pipfps, "wpesrcX264": peerfps},
+                  "ratioPerDistinctPicture": round((pip / pipfps) / (peer / peerfps), 3) if pipfps and peerfps else None,
+                  "quietPageCpuS": quiet, "sameSceneWithoutPageCpuS": none,
                   "quietPageCoreShare": round((quiet - none) / secs, 4)}))
 PY
 done

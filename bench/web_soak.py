@@ -2,7 +2,8 @@
 """Memory of a web widget's page over a long run: examples/web/scoreboard.html filling a 1280x720@30 picture,
 told something new once a second (POST /v1/web/board, the clock and the score), with an RTSP viewer reading
 the stream. Every 10 s it samples the resident memory of the page's processes (the `web-page` child and WebKit's
-web and network processes under it, all in the child's session) and of pipcompose itself. After a warm-up it
+web and network processes under it, all in the child's session) and of pipcompose itself, and the pages' anonymous
+memory (what they allocated, apart from the libraries and files they map). After a warm-up it
 reports, in MiB: the first and last sample, the largest, and the growth by a least-squares line over the samples
 (so one sample's noise does not decide it). Prints one JSON line; keeps every sample in OUT (CSV).
 
@@ -18,16 +19,27 @@ def free_port():
     s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
 
 
+def anonymous_kib(pid):
+    """A process's anonymous memory (its heap and the like: what it made, not the libraries and files it maps, which
+    count in its resident memory as they are paged in and can be dropped again), in KiB."""
+    try:
+        return next((int(l.split()[1]) for l in open(f"/proc/{pid}/smaps_rollup") if l.startswith("Anonymous:")), 0)
+    except OSError:
+        return 0
+
+
 def sample(pid):
     """(pipcompose's own resident MiB, its pages' resident MiB summed over their processes, page processes, the
-    pages' resident MiB by process name)."""
+    pages' resident MiB by process name, the pages' anonymous MiB summed)."""
     table = processes()
     pages = child_sessions(pid, table)
     page = {p: rss for p, (_, sid, _, rss) in table.items() if sid in pages}
     by_name = {}
     for p, rss in page.items():
         by_name[name(p)] = by_name.get(name(p), 0) + rss / 1024
-    return table.get(pid, (0, 0, 0, 0))[3] / 1024, sum(page.values()) / 1024, len(page), by_name
+        by_name[name(p) + ":anon"] = by_name.get(name(p) + ":anon", 0) + anonymous_kib(p) / 1024
+    anon = sum(anonymous_kib(p) for p in page) / 1024
+    return table.get(pid, (0, 0, 0, 0))[3] / 1024, sum(page.values()) / 1024, len(page), by_name, anon
 
 
 def slope_per_run(points, seconds):
@@ -86,8 +98,8 @@ def main():
                 except OSError:
                     failed += 1
                 if now >= next_sample:
-                    own, page, count, by_name = sample(run.pid)
-                    points.append((now - start, own, page))
+                    own, page, count, by_name, anon = sample(run.pid)
+                    points.append((now - start, own, page, anon))
                     parts = " ".join(f"{k}={v:.1f}" for k, v in sorted(by_name.items()))
                     csv.write(f"{now - start:.0f},{own:.1f},{page:.1f},{count},{parts}\n")
                     csv.flush()
@@ -99,12 +111,15 @@ def main():
         run.wait(timeout=30)
     if not points:
         sys.exit("no samples")
-    page = [(t, p) for t, _, p in points]
-    own = [(t, o) for t, o, _ in points]
+    page = [(t, p) for t, _, p, _ in points]
+    own = [(t, o) for t, o, _, _ in points]
+    anon = [(t, a) for t, _, _, a in points]
     print(json.dumps({
         "bench": "web-soak", "seconds": args.seconds, "updates": updates, "updatesFailed": failed,
         "samples": len(points), "pageFirstMiB": round(page[0][1], 1), "pageLastMiB": round(page[-1][1], 1),
         "pageMaxMiB": round(max(v for _, v in page), 1), "pageGrowthMiB": round(slope_per_run(page, args.seconds), 1),
+        "pageAnonymousFirstMiB": round(anon[0][1], 1), "pageAnonymousLastMiB": round(anon[-1][1], 1),
+        "pageAnonymousGrowthMiB": round(slope_per_run(anon, args.seconds), 1),
         "pipcomposeFirstMiB": round(own[0][1], 1), "pipcomposeLastMiB": round(own[-1][1], 1),
         "pipcomposeGrowthMiB": round(slope_per_run(own, args.seconds), 1), "csv": args.out}))
 
