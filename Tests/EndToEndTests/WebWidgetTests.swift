@@ -73,6 +73,28 @@ func webStatus(_ control: String) -> [String: Any] {
     (statusJSON(control)["web"] as? [[String: Any]])?.first ?? [:]
 }
 
+/// The probe page filling a 640x360 scene's web widget (`webScene`): its colours in its box, its counter running,
+/// and after `ctl resize 320x180` its layout under 400 px with the counter going on (re-laid, not reloaded).
+func expectProbePageDrawnAndReLaid(_ c: String, _ dir: TempDir, _ p: LiveProcess) throws {
+    let left = waitForPixel(c, dir, 100, 100) { near($0, red) }
+    #expect(left.map { near($0, red) } == true, "\(String(describing: left))\n\(p.allOutput)")
+    let right = try #require(framePicture(c, dir)).pixel(x: 540, y: 100)
+    #expect(near(right, blue), "\(right)")
+    // Below the page's box, the strip; the page's box ends where the strip begins.
+    let deadline = Date().addingTimeInterval(30)
+    var before = pageCounter(c, dir, right: 640) ?? 0
+    while before < 30 && Date() < deadline {
+        Thread.sleep(forTimeInterval: 0.2)
+        before = pageCounter(c, dir, right: 640) ?? 0
+    }
+    #expect(before >= 30, "the page's counter: \(before)")
+    #expect(try ctl(c, ["resize", "320x180"]).status == 0)
+    let relaid = waitForPixel(c, dir, 50, 50) { near($0, green) }
+    #expect(relaid.map { near($0, green) } == true, "the page's layout under 400 px: \(String(describing: relaid))")
+    let after = pageCounter(c, dir, right: 320) ?? 0
+    #expect(after > before, "a reload would start the counter again: \(before) before, \(after) after")
+}
+
 let red = (255, 0, 0), green = (0, 255, 0), blue = (0, 0, 255), white = (255, 255, 255), black = (0, 0, 0)
 
 extension EndToEnd {
@@ -86,23 +108,7 @@ extension EndToEnd {
             let recording = dir.file("rec.ts")
             let (p, _) = try startLive([scene, "--record", recording])
             let c = try #require(controlURL(p), "\(p.allOutput)")
-            let left = waitForPixel(c, dir, 100, 100) { near($0, red) }
-            #expect(left.map { near($0, red) } == true, "\(String(describing: left))\n\(p.allOutput)")
-            let right = try #require(framePicture(c, dir)).pixel(x: 540, y: 100)
-            #expect(near(right, blue), "\(right)")
-            // Below the page's box, the strip; the page's box ends where the strip begins.
-            let deadline = Date().addingTimeInterval(30)
-            var before = pageCounter(c, dir, right: 640) ?? 0
-            while before < 30 && Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.2)
-                before = pageCounter(c, dir, right: 640) ?? 0
-            }
-            #expect(before >= 30, "the page's counter: \(before)")
-            #expect(try ctl(c, ["resize", "320x180"]).status == 0)
-            let relaid = waitForPixel(c, dir, 50, 50) { near($0, green) }
-            #expect(relaid.map { near($0, green) } == true, "the page's layout under 400 px: \(String(describing: relaid))")
-            let after = pageCounter(c, dir, right: 320) ?? 0
-            #expect(after > before, "a reload would start the counter again: \(before) before, \(after) after")
+            try expectProbePageDrawnAndReLaid(c, dir, p)
             #expect(webStatus(c)["restarts"] as? Int == 0)
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
@@ -134,22 +140,7 @@ extension EndToEnd {
             let scene = try webScene(dir, web: "source: 'http://127.0.0.1:\(port)/probe.html'")
             let (p, _) = try startLive([scene])
             let c = try #require(controlURL(p), "\(p.allOutput)")
-            let left = waitForPixel(c, dir, 100, 100) { near($0, red) }
-            #expect(left.map { near($0, red) } == true, "\(String(describing: left))\n\(p.allOutput)")
-            let right = try #require(framePicture(c, dir)).pixel(x: 540, y: 100)
-            #expect(near(right, blue), "\(right)")
-            let deadline = Date().addingTimeInterval(30)
-            var before = pageCounter(c, dir, right: 640) ?? 0
-            while before < 30 && Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.2)
-                before = pageCounter(c, dir, right: 640) ?? 0
-            }
-            #expect(before >= 30, "the page's counter: \(before)")
-            #expect(try ctl(c, ["resize", "320x180"]).status == 0)
-            let relaid = waitForPixel(c, dir, 50, 50) { near($0, green) }
-            #expect(relaid.map { near($0, green) } == true, "the page's layout under 400 px: \(String(describing: relaid))")
-            let after = pageCounter(c, dir, right: 320) ?? 0
-            #expect(after > before, "a reload would start the counter again: \(before) before, \(after) after")
+            try expectProbePageDrawnAndReLaid(c, dir, p)
             let called = try ctl(c, ["web", "page", "play"])
             #expect(called.status == 0, "\(called.stdout)\(called.stderr)")
             #expect(webStatus(c)["restarts"] as? Int == 0, "\(p.allOutput)")
