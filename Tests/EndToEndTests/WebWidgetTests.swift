@@ -148,6 +148,23 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }
 
+        /// A file of the scene that is not HTML (a PNG: its bytes read as HTML would be garbage) is shown too, in a
+        /// frame of pipcompose's document (its script cannot go into it).
+        @Test func aFileThatIsNotHTMLIsShownInAFrame() throws {
+            let dir = try TempDir()
+            let made = try tool(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=c=red:s=640x360", "-frames:v", "1",
+                                 "-y", dir.file("page.png")])
+            #expect(made.status == 0, "\(made.err)")
+            let scene = try webScene(dir, web: "source: page.png")
+            let (p, _) = try startLive([scene])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            let shown = waitForPixel(c, dir, 320, 150) { near($0, red) }
+            #expect(shown.map { near($0, red) } == true, "\(String(describing: shown))\n\(p.allOutput)")
+            #expect(webStatus(c)["restarts"] as? Int == 0, "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         /// The CasparCG calls reach the page and say what it answered; `window.pipcompose` tells it the playback
         /// state; bad calls are refused with the rule.
         @Test func casparCGCallsAndWindowPipcomposeReachThePage() throws {

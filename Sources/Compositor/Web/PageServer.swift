@@ -11,11 +11,11 @@ import NIOCore
 final class PageServer: @unchecked Sendable {
     /// What the server knows of one widget's page.
     struct Page {
-        /// Where the page comes from: a file below the folder or inline HTML (served with the agent first in it, and
-        /// rendered as they are), or elsewhere (rendered in an iframe of the wrapper document).
-        enum Source { case file(String), inline(String), elsewhere }
+        /// What WebKit renders: an HTML file below the folder or inline HTML, served with the agent first in it, or
+        /// the wrapper document with the page in an iframe (a page from elsewhere, a file that is not HTML).
+        enum Source { case file(String), inline(String), framed }
         var source: Source
-        /// The wrapper document (a page from elsewhere) or the agent's script tag (a page of the scene), for a size.
+        /// The wrapper document (a framed page) or the agent's script tag, for a size.
         var script: (PixelSize) -> String
         var onReport: @Sendable ([String: JSONValue]) -> Void
     }
@@ -39,12 +39,12 @@ final class PageServer: @unchecked Sendable {
     func setSize(_ size: PixelSize, of id: String) { lock.withLock { sizes[id] = size } }
 
     func wrapperURL(_ id: String) -> String { base + "/w/" + escaped(id) }
-    /// What WebKit loads for widget `id`: its own file or inline HTML, or the wrapper around a page from elsewhere.
+    /// What WebKit loads for widget `id`: its own HTML file or inline HTML, or the wrapper with the page in a frame.
     func pageURL(_ id: String) -> String {
         switch lock.withLock({ pages[id]?.source }) {
         case .file(let relative)?: base + "/p/" + escaped(id) + "/" + components(relative)
         case .inline?: inlineURL(id)
-        case .elsewhere?, nil: wrapperURL(id)
+        case .framed?, nil: wrapperURL(id)
         }
     }
     func fileURL(_ relative: String) -> String { base + "/f/" + components(relative) }
@@ -56,6 +56,11 @@ final class PageServer: @unchecked Sendable {
         relative.split(separator: "/").map { escaped(String($0)) }.joined(separator: "/")
     }
 
+    /// Widget `id`'s page and the size it is made for.
+    private func entry(_ id: String) -> (Page, PixelSize)? {
+        lock.withLock { pages[id].map { ($0, sizes[id] ?? PixelSize(width: 320, height: 180)) } }
+    }
+
     func start() throws { try service.start(router(), host: "127.0.0.1", port: 0, label: "pipcompose.pages") }
     func stop() { service.stop() }
 
@@ -65,14 +70,14 @@ final class PageServer: @unchecked Sendable {
         router.add(middleware: PageGuard(secret: secret))
         router.get("/:secret/w/:id") { [self] _, context in
             let id = context.parameters.get("id") ?? ""
-            guard let (page, size) = lock.withLock({ pages[id].map { ($0, sizes[id] ?? PixelSize(width: 320, height: 180)) } }) else {
+            guard let (page, size) = entry(id) else {
                 throw HTTPError(.notFound)
             }
             return html(page.script(size))
         }
         router.get("/:secret/h/:id") { [self] _, context in
             let id = context.parameters.get("id") ?? ""
-            guard let (page, size) = lock.withLock({ pages[id].map { ($0, sizes[id] ?? PixelSize(width: 320, height: 180)) } }),
+            guard let (page, size) = entry(id),
                   case .inline(let text) = page.source else { throw HTTPError(.notFound) }
             // Relative links of inline HTML are taken from the scene's folder.
             return html(PageWrapper.inject("<base href=\"\(base)/f/\">" + page.script(size), into: text))
@@ -82,7 +87,7 @@ final class PageServer: @unchecked Sendable {
             let id = context.parameters.get("id") ?? ""
             let relative = context.parameters.getCatchAll().joined(separator: "/")
             let path = relative.removingPercentEncoding ?? relative
-            guard let (page, size) = lock.withLock({ pages[id].map { ($0, sizes[id] ?? PixelSize(width: 320, height: 180)) } }) else {
+            guard let (page, size) = entry(id) else {
                 throw HTTPError(.notFound)
             }
             guard case .file(let own) = page.source, own.split(separator: "/") == path.split(separator: "/") else {
@@ -152,9 +157,9 @@ private struct PageGuard: RouterMiddleware {
 }
 
 extension PageServer.Page.Source {
-    /// Served from here (a file of the scene, inline HTML): rendered as it is, the agent in it.
-    var isOurs: Bool {
-        if case .elsewhere = self { return false }
+    /// Rendered as it is, the agent in it (not in an iframe of the wrapper).
+    var hasAgent: Bool {
+        if case .framed = self { return false }
         return true
     }
 }

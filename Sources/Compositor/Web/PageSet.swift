@@ -19,19 +19,22 @@ final class PageSet: @unchecked Sendable {
             let page = PageProcess(id: w.id, server: server, settings: .init(
                 executable: settings.resolvedExecutable, fps: w.config.fps ?? fps, viewport: viewport,
                 memoryLimit: settings.memoryLimit), onEvent: onEvent)
-            let inner: String, source: PageServer.Page.Source
+            let inner: String, source: PageServer.Page.Source, sameOrigin: Bool
             switch w.config.source {
-            case .file(let path, _): (inner, source) = (server.fileURL(path), .file(path))
-            case .url(let url): (inner, source) = (url, .elsewhere)
-            case .html(let text, _): (inner, source) = (server.inlineURL(w.id), .inline(text))
+            case .file(let path, _):
+                // An HTML file is served with the agent in it; another kind of file (an SVG…) is shown in a frame.
+                let html = ["html", "htm"].contains(URL(fileURLWithPath: path).pathExtension.lowercased())
+                (inner, source, sameOrigin) = (server.fileURL(path), html ? .file(path) : .framed, true)
+            case .url(let url): (inner, source, sameOrigin) = (url, .framed, false)
+            case .html(let text, _): (inner, source, sameOrigin) = (server.inlineURL(w.id), .inline(text), true)
             }
             let report = server.reportURL(w.id), data = w.config.data, timeout = settings.loadTimeout
             server.add(w.id, PageServer.Page(
                 source: source,
                 script: { size in
-                    let o = PageWrapper.Options(inner: inner, sameOrigin: source.isOurs, size: size, report: report,
+                    let o = PageWrapper.Options(inner: inner, sameOrigin: sameOrigin, size: size, report: report,
                                                 data: data, loadTimeout: timeout, state: state(size))
-                    return source.isOurs ? PageWrapper.agent(o) : PageWrapper.html(o)
+                    return source.hasAgent ? PageWrapper.agent(o) : PageWrapper.html(o)
                 },
                 onReport: { [weak page] in page?.report($0) }))
             w.attach(page.frames)
