@@ -77,8 +77,7 @@ public final class Renderer {
     }
 
     private func relayout() {
-        let items = zip(scene.widgets, widgets).map { DockLayout.Item(id: $1.id, placement: $0.placement) }
-        layout = DockLayout.solve(items, size: size, spacing: scene.spacing)
+        layout = scene.dock(at: size)
         boxes = widgets.map { layout.boxes[$0.id] }
         wholeBoxes = boxes.map { $0.map { [$0] } ?? [] }
         for w in widgets {

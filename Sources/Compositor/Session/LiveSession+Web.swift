@@ -53,7 +53,7 @@ extension LiveSession {
             let c = card.config
             self?.lock.withLock { self?.nowPlayingForPages = c }
         }
-        for page in all { page.tell(pageState(page.frames.wantedSize)) }
+        for page in all { page.tell(pageState(page.frames.pageSize)) }
     }
 
     /// The pages' states for `status`.

@@ -336,6 +336,11 @@ public final class LiveSession: @unchecked Sendable {
     public func requestResize(_ size: PixelSize) {
         lock.withLock { resizeRequested[size] = Date() }
         loop?.requestResize(size)
+        // Web pages are told their coming size now, not at the frame that applies it: they re-lay meanwhile.
+        let pages = self.pages
+        guard !pages.isEmpty else { return }
+        let sizes = WebWidget.pageSizes(of: options.scene, at: size)
+        for page in pages { if let s = sizes[page.id] { page.frames.expect(s) } }
     }
 
     /// The live encoder produced its first frame of `size`: report how long that took from the request.

@@ -18,8 +18,11 @@ final class PageFrames: @unchecked Sendable {
     /// Bumped by every frame made ready; the widget's appearance.
     private(set) var sequence: UInt64 = 0
     private var taken: UInt64 = 0
-    /// The size the widget wants its page at, and who to tell when it changes.
+    /// The size the widget lays its page out at now; the size the page was told last (ahead of the widget's during a
+    /// resize: the page is told at the request, the widget re-lays at the next frame); who tells the page.
     private var wanted: PixelSize?
+    private var told: PixelSize?
+    /// Called under the lock: it must only post the size on (never wait, never call back in).
     var onWanted: (@Sendable (PixelSize) -> Void)?
 
     /// On the reader's thread: fills a surface of `size` with `fill` (premultiplied BGRA rows, the stride given)
@@ -53,7 +56,7 @@ final class PageFrames: @unchecked Sendable {
     /// no transparent pixel.
     func take() -> (surface: ImageSurface, opaque: Bool)? {
         lock.withLock {
-            if let r = ready, sequence != taken {
+            if let r = ready, sequence != taken, fits(r) {
                 if let d = drawn, spare == nil { spare = d }
                 drawn = r
                 drawnOpaque = readyOpaque
@@ -64,19 +67,42 @@ final class PageFrames: @unchecked Sendable {
         }
     }
 
-    var newest: UInt64 { lock.withLock { sequence } }
+    /// The newest frame `take()` would give (one of the coming size waits for the widget's new layout).
+    var newest: UInt64 { lock.withLock { ready.map(fits) == true ? sequence : taken } }
 
     /// Whether the frame `take()` will give next has no transparent pixel (without taking it).
-    var nextIsOpaque: Bool { lock.withLock { ready != nil ? readyOpaque : (drawn != nil && drawnOpaque) } }
-
-    /// On the render thread: the page should be `size` now.
-    func want(_ size: PixelSize) {
-        let changed = lock.withLock { () -> Bool in
-            defer { wanted = size }
-            return wanted != size
-        }
-        if changed { onWanted?(size) }
+    var nextIsOpaque: Bool {
+        lock.withLock { ready.map(fits) == true ? readyOpaque : (drawn != nil && drawnOpaque) }
     }
 
+    /// Under `lock`: whether a frame suits the widget's layout now.
+    private func fits(_ s: ImageSurface) -> Bool { wanted.map { $0.width == s.width && $0.height == s.height } ?? true }
+
+    /// On the render thread: the widget lays its page out at `size` now; the page is told unless it was already.
+    func want(_ size: PixelSize) {
+        lock.withLock {
+            wanted = size
+            tell(size)
+        }
+    }
+
+    /// Before the widget re-lays for a resize asked for: the page is told the size it will have, so that it re-lays
+    /// meanwhile; its frames of that size are kept and shown from the widget's new layout on.
+    func expect(_ size: PixelSize) {
+        lock.withLock { if wanted != nil { tell(size) } }
+    }
+
+    /// Under `lock`, so that the page hears sizes in the order they were decided (`onWanted` only posts).
+    private func tell(_ size: PixelSize) {
+        guard told != size else { return }
+        told = size
+        onWanted?(size)
+    }
+
+    /// Whether a frame of `size` from the page is of use: the widget's size, or the coming one.
+    func accepts(_ size: PixelSize) -> Bool { lock.withLock { wanted == nil || size == wanted || size == told } }
+
     var wantedSize: PixelSize? { lock.withLock { wanted } }
+    /// The size the page has, or is about to take.
+    var pageSize: PixelSize? { lock.withLock { told } }
 }

@@ -215,7 +215,7 @@ final class PageProcess: @unchecked Sendable {
     private func launch() {
         generation += 1
         let g = generation
-        let size = frames.wantedSize ?? settings.viewport
+        let size = frames.pageSize ?? settings.viewport
         server.setSize(size, of: id)
         state = .starting
         startedAt = Date()
@@ -263,8 +263,9 @@ final class PageProcess: @unchecked Sendable {
             case .frame, .opaqueFrame:
                 guard h.a > 0, h.b > 0, h.a * h.b <= PageWire.maxPixels else { break }
                 let size = PixelSize(width: h.a, height: h.b), row = size.width * 4
-                // A frame not of the size the widget wants now (an old one, during a resize) is read and left out.
-                guard frames.wantedSize == nil || frames.wantedSize == size else {
+                // A frame of neither the widget's size nor the coming one (an old one, during a resize) is read and
+                // left out.
+                guard frames.accepts(size) else {
                     guard p.read(row * size.height, into: &payload) else { break }
                     continue
                 }

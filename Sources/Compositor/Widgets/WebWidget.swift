@@ -32,10 +32,26 @@ public final class WebWidget: WidgetBase, Widget {
 
     public func layout(box: Rect, frame: PixelSize, engine: TextEngine) {
         place(box: box, frame: frame)
-        let size = PixelSize(width: max(1, Int(content.width.rounded(.down))),
-                             height: max(1, Int(content.height.rounded(.down))))
+        let size = Self.pageSize(in: content)
         pageSize = size
         if leader == nil { frames?.want(size) }
+    }
+
+    /// The page's size in whole pixels for a content box.
+    static func pageSize(in content: Rect) -> PixelSize {
+        PixelSize(width: max(1, Int(content.width.rounded(.down))), height: max(1, Int(content.height.rounded(.down))))
+    }
+
+    /// The size each web widget of `scene` will give its page at picture size `size` (none for a widget hidden
+    /// there): what a resize asked for will lay out, known before the frame loop applies it.
+    static func pageSizes(of scene: Scene, at size: PixelSize) -> [String: PixelSize] {
+        let boxes = scene.dock(at: size).boxes
+        var sizes: [String: PixelSize] = [:]
+        for spec in scene.widgets where spec.config is WebConfig {
+            guard let box = boxes[spec.id] else { continue }
+            sizes[spec.id] = pageSize(in: content(of: box, frame: size, padding: spec.style.padding))
+        }
+        return sizes
     }
 
     public func draw(on canvas: Canvas, at time: FrameTime) {

@@ -70,9 +70,13 @@ open class WidgetBase {
     public func place(box: Rect, frame: PixelSize) {
         self.box = box
         scale = Double(frame.shortSide) / 720
-        let pad = min(style.padding * scale, min(box.width, box.height) / 4)
-        content = box.inset(pad)
+        content = Self.content(of: box, frame: frame, padding: style.padding)
         textBoxes = []
+    }
+
+    /// `box` less `padding` (pixels at a 720-pixel short side, scaled to `frame`; at most a quarter of the box).
+    public static func content(of box: Rect, frame: PixelSize, padding: Double) -> Rect {
+        box.inset(min(padding * (Double(frame.shortSide) / 720), min(box.width, box.height) / 4))
     }
 
     /// The panel (background colour, rounded corners, border) behind the content.

@@ -118,3 +118,11 @@ public enum DockLayout {
         return boxes
     }
 }
+
+extension Scene {
+    /// The boxes of this scene's widgets at `size`: what the renderer lays out, and what a resize will give before
+    /// it is applied (a web widget's page is told its coming size at the request).
+    public func dock(at size: PixelSize) -> DockLayout.Result {
+        DockLayout.solve(widgets.map { DockLayout.Item(id: $0.id, placement: $0.placement) }, size: size, spacing: spacing)
+    }
+}
