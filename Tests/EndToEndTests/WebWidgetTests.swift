@@ -199,6 +199,34 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }
 
+        /// A page started again (here its process killed) comes back with what it was told: the data of its last
+        /// update, and stopped if it was (not played at load as a fresh page is).
+        @Test func aPageStartedAgainComesBackWithWhatItWasTold() throws {
+            let dir = try TempDir()
+            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
+            let (p, _) = try startLive([try webScene(dir, web: "source: probe.html")])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            let events = try EventStream(client: ControlClient.local(base: c))
+            defer { events.close() }
+            // Loaded and played: the marker white.
+            #expect(waitForPixel(c, dir, 8, 322) { near($0, white) } != nil)
+            #expect(try ctl(c, ["web", "page", "update", ##"{"color":"#00ff00"}"##]).status == 0)
+            #expect(try ctl(c, ["web", "page", "stop"]).status == 0)
+            #expect(waitForPixel(c, dir, 8, 322) { near($0, black) }.map { near($0, black) } == true)
+            // Its process (only this run's: a child of this pipcompose) ends.
+            let killed = try tool(["pkill", "-9", "-P", String(p.process.processIdentifier), "-f", "web-page"])
+            #expect(killed.status == 0, "no page process to kill: \(killed.err)")
+            #expect(events.next(timeout: 60) { $0.type == "widgetFailed" } != nil, "\(p.allOutput)")
+            #expect(events.next(timeout: 60) { $0.type == "widgetRecovered" } != nil, "\(p.allOutput)")
+            // The new page: neither played (white) nor showing the old page's last picture (black), its marker is
+            // the page's own grey; and its right half takes the green it was given, not its own blue.
+            #expect(waitForPixel(c, dir, 8, 322) { near($0, (128, 128, 128)) }.map { near($0, (128, 128, 128)) } == true)
+            #expect(waitForPixel(c, dir, 540, 100) { near($0, green) }.map { near($0, green) } == true)
+            #expect((webStatus(c)["restarts"] as? Int ?? 0) == 1)
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         /// `window.pipcompose` tells the page what the now-playing card shows, whoever changed it.
         @Test func windowPipcomposeCarriesTheNowPlayingCard() throws {
             let dir = try TempDir()

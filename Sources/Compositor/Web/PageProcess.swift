@@ -46,6 +46,8 @@ final class PageProcess: @unchecked Sendable {
 
     let id: String
     let frames = PageFrames()
+    /// What the page was told, for the page started again.
+    let replay: PageReplay
     private let server: PageServer
     private var settings: Settings
     private let onEvent: @Sendable (SessionEvent) -> Void
@@ -75,8 +77,10 @@ final class PageProcess: @unchecked Sendable {
     /// The state `window.pipcompose` shows (size, viewers, playing), as JSON, for a page started again.
     private var pageState = "{}"
 
-    init(id: String, server: PageServer, settings: Settings, onEvent: @escaping @Sendable (SessionEvent) -> Void) {
+    init(id: String, server: PageServer, settings: Settings, replay: PageReplay = PageReplay(data: nil),
+         onEvent: @escaping @Sendable (SessionEvent) -> Void) {
         self.id = id
+        self.replay = replay
         self.server = server
         self.settings = settings
         self.onEvent = onEvent
@@ -166,6 +170,7 @@ final class PageProcess: @unchecked Sendable {
                 done.signal()
             }
             let arg = argument.map(PageWrapper.literal) ?? "undefined"
+            replay.called(name, argument)
             process.send(Self.command(js: "window.__pc && __pc.call(\(n), \(PageWrapper.literal(name)), \(arg))"))
             return n
         }

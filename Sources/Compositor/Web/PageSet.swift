@@ -16,9 +16,10 @@ final class PageSet: @unchecked Sendable {
         // The viewport WebKit renders: the picture (a widget never outgrows it unless the picture grows).
         let viewport = picture
         pages = widgets.map { w in
+            let replay = PageReplay(data: w.config.data)
             let page = PageProcess(id: w.id, server: server, settings: .init(
                 executable: settings.resolvedExecutable, fps: w.config.fps ?? fps, viewport: viewport,
-                memoryLimit: settings.memoryLimit), onEvent: onEvent)
+                memoryLimit: settings.memoryLimit), replay: replay, onEvent: onEvent)
             let inner: String, source: PageServer.Page.Source, sameOrigin: Bool
             switch w.config.source {
             case .file(let path, _):
@@ -28,12 +29,15 @@ final class PageSet: @unchecked Sendable {
             case .url(let url): (inner, source, sameOrigin) = (url, .framed, false)
             case .html(let text, _): (inner, source, sameOrigin) = (server.inlineURL(w.id), .inline(text), true)
             }
-            let report = server.reportURL(w.id), data = w.config.data, timeout = settings.loadTimeout
+            let report = server.reportURL(w.id), timeout = settings.loadTimeout
             server.add(w.id, PageServer.Page(
                 source: source,
                 script: { size in
+                    // A page started again gets what the one before was told.
+                    let told = replay.state
                     let o = PageWrapper.Options(inner: inner, sameOrigin: sameOrigin, size: size, report: report,
-                                                data: data, loadTimeout: timeout, state: state(size))
+                                                data: told.data, playAtLoad: told.playing, loadTimeout: timeout,
+                                                state: state(size))
                     return source.hasAgent ? PageWrapper.agent(o) : PageWrapper.html(o)
                 },
                 onReport: { [weak page] in page?.report($0) }))

@@ -16,8 +16,10 @@ enum PageWrapper {
         var sameOrigin: Bool
         var size: PixelSize
         var report: String
-        /// JSON for the page's `update(data)` once it has loaded, and then `play()`.
+        /// JSON (or `<templateData>` XML) for the page's `update(data)` once it has loaded, and then `play()`
+        /// unless the page was stopped (`PageReplay`).
         var data: String?
+        var playAtLoad = true
         var loadTimeout: Double = 30
         var state: String
     }
@@ -61,7 +63,9 @@ enum PageWrapper {
           const reportTo = \(literal(o.report));
           const sameOrigin = \(o.sameOrigin);
           const expected = new URL(\(literal(o.inner)), location.href).href;
-          const data = \(o.data.map(literal) ?? "null");
+          // What the page is given when it loads: kept up to date, for a page reloaded in place.
+          let data = \(o.data.map(literal) ?? "null");
+          let playing = \(o.playAtLoad);
           let state = \(o.state);
           let loaded = false;
           if (inPage) window.pipcompose = Object.assign({}, state);
@@ -82,7 +86,18 @@ enum PageWrapper {
               w.postMessage({ pipcompose: "state", state: state }, "*");
             }
           }
+          // A JSON object's fields over the last ones (as PageReplay keeps them), anything else as it is.
+          function merged(old, arg) {
+            try {
+              const a = JSON.parse(old), b = JSON.parse(arg), plain = (o) => o && typeof o === "object" && !Array.isArray(o);
+              if (plain(a) && plain(b)) return JSON.stringify(Object.assign(a, b));
+            } catch (e) {}
+            return arg;
+          }
           function call(id, name, arg) {
+            if (name === "update" && arg !== undefined && arg !== null) data = merged(data, arg);
+            else if (name === "play") playing = true;
+            else if (name === "stop" || name === "remove") playing = false;
             const w = page();
             if (!w) return report({ kind: "called", id, name, error: "the page is not there" });
             if (!sameOrigin) {
@@ -129,7 +144,7 @@ enum PageWrapper {
             }
             publish();
             if (data !== null) call("load", "update", data);
-            if (sameOrigin && w && typeof w.play === "function") call("load", "play");
+            if (playing && sameOrigin && w && typeof w.play === "function") call("load", "play");
             report({ kind: "loaded" });
           });
           // A page of the scene's that is missing answers 404 in its frame: said, not shown as if it were the page.
