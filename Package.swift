@@ -67,7 +67,12 @@ let package = Package(
             dependencies: [
                 "Compositor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // A web page's process counts the frames wpesrc takes from WebKit (Sources/CKernels/wpe_frames.c): the
+            // plugin's call binds to the executable's function only when the executable exports it.
+            linkerSettings: [.unsafeFlags([
+                "-Xlinker", "--export-dynamic-symbol=wpe_view_backend_exportable_fdo_dispatch_frame_complete",
+            ])]
         ),
         .executableTarget(
             name: "RenderBench",

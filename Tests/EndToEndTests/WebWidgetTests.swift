@@ -195,6 +195,11 @@ extension EndToEnd {
             let unknown = try ctl(c, ["web", "nobody", "play"])
             #expect(unknown.status != 0 && unknown.stderr.contains("web widgets: page"), "\(unknown.stderr)")
             #expect(webStatus(c)["state"] as? String == "playing")
+            // WebKit's pictures are counted (the executable's hook on wpesrc's "frame complete" binds): a buffer that
+            // copies the picture looked at last is then not compared again. The page's process says so each second.
+            let counted = Date().addingTimeInterval(30)
+            while (webStatus(c)["webkitFrames"] as? Int ?? 0) == 0 && Date() < counted { usleep(100_000) }
+            #expect((webStatus(c)["webkitFrames"] as? Int ?? 0) > 0, "\(webStatus(c))")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }

@@ -53,3 +53,7 @@ int ck_pipe_cloexec(int fds[2]);
 /// 1 when every pixel of premultiplied BGRA (little-endian: alpha in each word's top byte) is opaque: a web page's
 /// picture that covers its box is then copied into the frame instead of blended over it.
 int ck_bgra_opaque(const uint8_t *bgra, size_t pixels);
+
+/// How many times wpesrc took a new frame from WebKit's view in this process (wpe_frames.c); 0 until the first, and
+/// always 0 where the count cannot be made (then nothing can be told from it).
+unsigned long ck_wpe_frames_handed(void);

@@ -95,6 +95,8 @@ public struct StatusPayload: Codable, Sendable {
         public var memoryMiB: Int
         public var lastError: String?
         public var size: String?
+        /// Pictures WebKit drew that the page's process took since it started (absent where they cannot be counted).
+        public var webkitFrames: UInt64?
     }
     public var web: [Web]?
     /// Each rendition (`--rendition`): its size, its encoder's bitrate (kbit/s), frames drawn and encoded, and the
@@ -163,7 +165,8 @@ public struct StatusPayload: Codable, Sendable {
         let pages = session.pageStatus
         web = pages.isEmpty ? nil : pages.map {
             Web(id: $0.id, state: $0.state.rawValue, frames: $0.frames, restarts: $0.restarts,
-                memoryMiB: $0.memoryBytes >> 20, lastError: $0.lastError, size: $0.size?.description)
+                memoryMiB: $0.memoryBytes >> 20, lastError: $0.lastError, size: $0.size?.description,
+                webkitFrames: $0.webkitFrames)
         }
     }
 }

@@ -21,6 +21,8 @@ final class PageProcess: @unchecked Sendable {
         var memoryBytes: Int
         var lastError: String?
         var size: PixelSize?
+        /// Pictures WebKit drew that this launch of the page took (nil where they cannot be counted).
+        var webkitFrames: UInt64?
     }
 
     /// How a call into the page ended.
@@ -69,6 +71,8 @@ final class PageProcess: @unchecked Sendable {
     /// What this launch of the page's process said last of an error (its standard error, or its messages).
     private var childError: String?
     private var memory = 0
+    /// Pictures WebKit drew that this launch took, as its process last said.
+    private var handed: UInt64 = 0
     /// What WebKit is told to load: a page that shows another address went elsewhere.
     private var location = ""
     private var timer: DispatchSourceTimer?
@@ -120,7 +124,7 @@ final class PageProcess: @unchecked Sendable {
     var status: Status {
         queue.sync {
             Status(id: id, state: state, frames: framesIn, restarts: restarts, memoryBytes: memory,
-                   lastError: lastError, size: frames.wantedSize)
+                   lastError: lastError, size: frames.wantedSize, webkitFrames: handed > 0 ? handed : nil)
         }
     }
 
@@ -227,6 +231,7 @@ final class PageProcess: @unchecked Sendable {
         lastAnswer = nil
         loadedAt = nil
         childError = nil
+        handed = 0
         var environment = ProcessInfo.processInfo.environment
         // Software GL (Mesa's llvmpipe): no GPU or display needed. Not "true": with that exact value wpesrc 1.22
         // fixates its own 1920x1080 caps and ignores the size asked for (not-negotiated).
@@ -286,6 +291,9 @@ final class PageProcess: @unchecked Sendable {
                 let message = try? JSONDecoder().decode([String: JSONValue].self, from: Data(payload.prefix(h.a)))
                 if let e = message?.text("error") { queue.async { [self] in if g == generation { childError = e } } }
                 if let uri = message?.text("uri") { queue.async { [self] in if g == generation { shows(uri) } } }
+                if case .number(let n)? = message?["handed"] {
+                    queue.async { [self] in if g == generation { handed = UInt64(max(0, n)) } }
+                }
             }
         }
         queue.async { [self] in

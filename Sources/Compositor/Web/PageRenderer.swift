@@ -34,6 +34,10 @@ public final class PageRenderer: @unchecked Sendable {
     private var last: [UInt8] = []
     private var lastSize = PixelSize(width: 0, height: 0)
     private var made = 0
+    /// Which of WebKit's frames each recent buffer copies (`ck_wpe_frames_handed` as wpesrc made it), by timestamp,
+    /// behind `stateLock`; and the one the last frame looked at copied (0: not known).
+    private var handed: [(pts: GstClockTime, count: UInt64)] = []
+    private var lastHanded: UInt64 = 0
     private let stateLock = NSLock()
 
     public init(location: String, viewport: PixelSize, size: PixelSize, fps: Int) {
@@ -71,6 +75,7 @@ public final class PageRenderer: @unchecked Sendable {
         }
         if let src = p.element(named: "page") {
             view = cgst_wpe_view_watch(src, guint(size.width), guint(size.height))
+            noteHandedFrames(src)
             gst_object_unref(UnsafeMutableRawPointer(src))
         }
         sink = p.appSink(named: "out", dropWhenFull: true, onSample: { [weak self] buffer, caps in
@@ -116,6 +121,11 @@ public final class PageRenderer: @unchecked Sendable {
         guard picture.width <= viewport.width, picture.height <= viewport.height, layout.stride >= picture.width * 4,
               layout.offset + layout.stride * (picture.height - 1) + picture.width * 4 <= buffer.size else { return }
         let crop = PixelSize(width: min(wanted.width, picture.width), height: min(wanted.height, picture.height))
+        // A copy of the same frame of WebKit's as the last one looked at is that picture again: not even compared.
+        let pts = cgst_buffer_pts(buffer.pointer)
+        let copies = stateLock.withLock { handed.last { $0.pts == pts }?.count } ?? 0
+        if copies != 0, copies == lastHanded, crop == lastSize { return }
+        lastHanded = copies
         let rowBytes = crop.width * 4, stride = layout.stride, bytes = rowBytes * crop.height
         // Compared with the last picture sent where it lies, row by row, and copied only when it changed: a page
         // that is still costs a comparison a frame, not a copy, and nothing crosses to the widget.
@@ -140,6 +150,26 @@ public final class PageRenderer: @unchecked Sendable {
         write(PageWire.head(opaque ? .opaqueFrame : .frame, crop.width, crop.height), last)
     }
 
+    /// Notes, as each buffer leaves wpesrc (on its streaming thread, before the queue that may drop it), which of
+    /// WebKit's frames it copies. The count stays 0 where it cannot be made, and then every buffer is compared.
+    private func noteHandedFrames(_ src: UnsafeMutablePointer<GstElement>) {
+        guard let pad = gst_element_get_static_pad(src, "src") else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+        let probe: GstPadProbeCallback = { _, info, data in
+            guard let info, let data, let buffer = cgst_probe_info_first_buffer(info) else { return GST_PAD_PROBE_OK }
+            let renderer = Unmanaged<PageRenderer>.fromOpaque(data).takeUnretainedValue()
+            let pts = cgst_buffer_pts(buffer), count = UInt64(ck_wpe_frames_handed())
+            guard pts != cgst_clock_time_none() else { return GST_PAD_PROBE_OK }
+            renderer.stateLock.withLock {
+                if renderer.handed.count == 8 { renderer.handed.removeFirst() }
+                renderer.handed.append((pts, count))
+            }
+            return GST_PAD_PROBE_OK
+        }
+        let destroy: GDestroyNotify = { data in Unmanaged<PageRenderer>.fromOpaque(data!).release() }
+        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, probe, Unmanaged.passRetained(self).toOpaque(), destroy)
+    }
+
     private func command(_ line: String) {
         guard let data = line.data(using: .utf8),
               let c = try? JSONDecoder().decode([String: JSONValue].self, from: data), let pipeline else { return }
@@ -159,7 +189,8 @@ public final class PageRenderer: @unchecked Sendable {
         let t = Thread { [weak self] in
             while let self {
                 Thread.sleep(forTimeInterval: 1)
-                var message: [String: JSONValue] = ["alive": .number(Double(self.stateLock.withLock { self.made }))]
+                var message: [String: JSONValue] = ["alive": .number(Double(self.stateLock.withLock { self.made })),
+                                                    "handed": .number(Double(ck_wpe_frames_handed()))]
                 if let view = self.view, let uri = cgst_wpe_view_uri(view) {
                     message["uri"] = .string(String(cString: uri))
                     g_free(uri)

@@ -3,7 +3,8 @@ import Foundation
 /// What a page's process (`pipcompose web-page`) writes on its standard output for the widget that runs it: a
 /// 16-byte head (magic, kind, two numbers, little-endian) and its payload. A frame is `width × height` pixels of
 /// premultiplied BGRA, rows `width × 4` bytes apart: what WPE WebKit renders and Cairo's ARGB32 takes as it is. A
-/// frame whose every pixel is opaque is sent as `opaqueFrame`. A message is JSON: `{"alive": N}` once a second (N: frames WebKit has made so far), `{"error": "…"}`.
+/// frame whose every pixel is opaque is sent as `opaqueFrame`. A message is JSON: `{"alive": N, "handed": M, "uri": "…"}` once a second (N: buffers wpesrc has made so far, M: the
+/// pictures of WebKit's it took, 0 where they cannot be counted; the address WebKit shows), `{"error": "…"}`.
 /// The widget writes commands on the process's standard input, one JSON object a line: `{"size": [W, H]}`,
 /// `{"js": "…"}`, `{"location": "…"}`.
 enum PageWire {
