@@ -320,6 +320,39 @@ extension EndToEnd {
 
         /// `probe --reference` cannot know a page's pixels: it leaves the page's box out and says so, instead of
         /// counting every frame as corrupt.
+        /// What the most common viewers see: ffmpeg decodes the stream over RTSP, straight and through a relay 100 ms
+        /// away, and the page's colours are where the page lies in its pictures (the rest of each picture is read
+        /// against the scene by the probe's reference, which leaves the page out).
+        @Test func ffmpegSeesThePageDirectAndThroughARelay() throws {
+            let dir = try TempDir()
+            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
+            let scene = try webScene(dir, web: "source: probe.html")
+            let (p, url) = try startLive([scene])
+            let u = try #require(url), c = try #require(controlURL(p))
+            let port = try #require(URL(string: u)?.port)
+            #expect(try ctl(c, ["web", "page", "update", ##"{"color":"#00ff00"}"##]).status == 0)
+            #expect(waitForPixel(c, dir, 540, 100) { near($0, green) }.map { near($0, green) } == true)
+            let relay = try LiveProcess("/usr/bin/python3", [fixture("tcp_relay.py"), "--target", "127.0.0.1:\(port)",
+                                                             "--port", "0", "--delay-ms", "100"])
+            let relayPort = try #require(relay.waitForLine { $0.hasPrefix("listening ") }?.split(separator: " ").last)
+            for (name, source) in [("direct", u), ("relay", "rtsp://127.0.0.1:\(relayPort)/pip")] {
+                let (seen, log) = try ffmpegView(source, frames: 30, into: dir, name: name, scene: scene)
+                #expect(seen.int("frames") == 30 && seen.corrupt == 0 && seen.compared > 0, "\(name): \(seen.fidelity) \(log)")
+                let png = dir.file(name + ".png")
+                let last = try tool(["ffmpeg", "-v", "error", "-i", dir.file(name + ".mkv"), "-vf", "select=eq(n\\,29)",
+                                     "-frames:v", "1", "-y", png])
+                #expect(last.status == 0, "\(last.err)")
+                let picture = try ImageSurface.readPNG(path: png)
+                // The page's left half red, its right half the green it was given; the strip below it is the scene's.
+                #expect(near(picture.pixel(x: 100, y: 100), red, 24), "\(name): \(picture.pixel(x: 100, y: 100))")
+                #expect(near(picture.pixel(x: 540, y: 100), green, 24), "\(name): \(picture.pixel(x: 540, y: 100))")
+            }
+            relay.signal(SIGKILL)
+            _ = relay.waitForExit()
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         @Test func theReferenceLeavesThePageOut() throws {
             let dir = try TempDir()
             try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
