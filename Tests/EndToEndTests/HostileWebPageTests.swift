@@ -59,7 +59,10 @@ extension EndToEnd {
             switch page.action {
             case .none: break
             case .killWebProcess:
-                let killed = try tool(["pkill", "-9", "-f", "WPEWebProcess"])
+                // This run's only: the web process in the session of this pipcompose's page process.
+                let page = try tool(["pgrep", "-P", String(p.process.processIdentifier), "-f", "web-page"])
+                let session = try #require(page.out.split(separator: "\n").first.map(String.init), "no page process: \(page.err)")
+                let killed = try tool(["pkill", "-9", "-s", session, "-f", "WPEWebProcess"])
                 #expect(killed.status == 0, "no web process to kill: \(killed.err)")
             case .deleteAndReload:
                 try FileManager.default.removeItem(atPath: file)
