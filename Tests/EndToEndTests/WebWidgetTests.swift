@@ -17,6 +17,12 @@ func webScene(_ dir: TempDir, size: String = "640x360", web: String, extra: Stri
         """)
 }
 
+/// The probe page (Fixtures/web/probe.html) copied into `dir`, and the web widget test scene showing it.
+func probeScene(_ dir: TempDir, extra: String = "") throws -> String {
+    try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
+    return try webScene(dir, web: "source: probe.html", extra: extra)
+}
+
 /// The web widget test scene (a timecode strip, web widget `page` showing page.html) written into folder `dir`.
 func webScene(in dir: String) throws -> String {
     let path = dir + "/scene.yaml"
@@ -103,8 +109,7 @@ extension EndToEnd {
         /// switches under 400 px) without reloading it (its counter keeps counting); a recording shows the same.
         @Test func aPageIsDrawnInItsBoxAndReLaidOnResizeWithoutReloading() throws {
             let dir = try TempDir()
-            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
-            let scene = try webScene(dir, web: "source: probe.html")
+            let scene = try probeScene(dir)
             let recording = dir.file("rec.ts")
             let (p, _) = try startLive([scene, "--record", recording])
             let c = try #require(controlURL(p), "\(p.allOutput)")
@@ -169,8 +174,7 @@ extension EndToEnd {
         /// state; bad calls are refused with the rule.
         @Test func casparCGCallsAndWindowPipcomposeReachThePage() throws {
             let dir = try TempDir()
-            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
-            let (p, _) = try startLive([try webScene(dir, web: "source: probe.html")])
+            let (p, _) = try startLive([try probeScene(dir)])
             let c = try #require(controlURL(p), "\(p.allOutput)")
             #expect(waitForPixel(c, dir, 100, 100) { near($0, red) } != nil)
             let update = try ctl(c, ["web", "page", "update", ##"{"color":"#00ff00"}"##])
@@ -208,8 +212,7 @@ extension EndToEnd {
         /// update, and stopped if it was (not played at load as a fresh page is).
         @Test func aPageStartedAgainComesBackWithWhatItWasTold() throws {
             let dir = try TempDir()
-            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
-            let (p, _) = try startLive([try webScene(dir, web: "source: probe.html")])
+            let (p, _) = try startLive([try probeScene(dir)])
             let c = try #require(controlURL(p), "\(p.allOutput)")
             let events = try EventStream(client: ControlClient.local(base: c))
             defer { events.close() }
@@ -235,8 +238,7 @@ extension EndToEnd {
         /// `window.pipcompose` tells the page what the now-playing card shows, whoever changed it.
         @Test func windowPipcomposeCarriesTheNowPlayingCard() throws {
             let dir = try TempDir()
-            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
-            let scene = try webScene(dir, web: "source: probe.html", extra: """
+            let scene = try probeScene(dir, extra: """
                   - {id: np, type: nowplaying, title: First, place: {inset: top-left, width: 0.2, aspect: "4:1"}, z: -5}
                 """)
             let (p, _) = try startLive([scene, "--no-mpris"])
@@ -310,9 +312,8 @@ extension EndToEnd {
         /// `snapshot` waits for the page and draws it.
         @Test func aSnapshotDrawsThePage() throws {
             let dir = try TempDir()
-            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
             let out = dir.file("shot.png")
-            let r = try pipcompose(["snapshot", try webScene(dir, web: "source: probe.html"), "-o", out])
+            let r = try pipcompose(["snapshot", try probeScene(dir), "-o", out])
             #expect(r.status == 0, "\(r.stderr)")
             let picture = try ImageSurface.readPNG(path: out)
             #expect(near(picture.pixel(x: 100, y: 100), red) && near(picture.pixel(x: 540, y: 100), blue))
@@ -325,8 +326,7 @@ extension EndToEnd {
         /// against the scene by the probe's reference, which leaves the page out).
         @Test func ffmpegSeesThePageDirectAndThroughARelay() throws {
             let dir = try TempDir()
-            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
-            let scene = try webScene(dir, web: "source: probe.html")
+            let scene = try probeScene(dir)
             let (p, url) = try startLive([scene])
             let u = try #require(url), c = try #require(controlURL(p))
             let port = try #require(URL(string: u)?.port)
@@ -355,8 +355,7 @@ extension EndToEnd {
 
         @Test func theReferenceLeavesThePageOut() throws {
             let dir = try TempDir()
-            try FileManager.default.copyItem(atPath: fixture("web/probe.html"), toPath: dir.file("probe.html"))
-            let scene = try webScene(dir, web: "source: probe.html")
+            let scene = try probeScene(dir)
             let (p, url) = try startLive([scene])
             let u = try #require(url), c = try #require(controlURL(p))
             #expect(waitForPixel(c, dir, 100, 100) { near($0, red) } != nil)
