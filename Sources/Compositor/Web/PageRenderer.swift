@@ -125,11 +125,10 @@ public final class PageRenderer: @unchecked Sendable {
         let pts = cgst_buffer_pts(buffer.pointer)
         let copies = stateLock.withLock { handed.last { $0.pts == pts }?.count } ?? 0
         if copies != 0, copies == lastHanded, crop == lastSize { return }
-        lastHanded = copies
         let rowBytes = crop.width * 4, stride = layout.stride, bytes = rowBytes * crop.height
         // Compared with the last picture sent where it lies, row by row, and copied only when it changed: a page
         // that is still costs a comparison a frame, not a copy, and nothing crosses to the widget.
-        let changed = buffer.withBytes { raw -> Bool in
+        guard let changed = buffer.withBytes({ raw -> Bool in
             let src = raw.baseAddress! + layout.offset
             var differs = crop != lastSize || last.count != bytes
             if !differs {
@@ -144,7 +143,9 @@ public final class PageRenderer: @unchecked Sendable {
             }
             lastSize = crop
             return true
-        } ?? false
+        }) else { return }
+        // `last` is this picture now (compared the same, or copied): a later copy of it need not be compared.
+        lastHanded = copies
         guard changed else { return }
         let opaque = last.withUnsafeBytes { ck_bgra_opaque($0.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes / 4) } != 0
         write(PageWire.head(opaque ? .opaqueFrame : .frame, crop.width, crop.height), last)
