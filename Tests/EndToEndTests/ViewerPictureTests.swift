@@ -46,6 +46,24 @@ func ffmpegView(_ url: String, transport: String = "tcp", frames: Int, into dir:
     return (try ProbeResult(json: p.out), r.err)
 }
 
+/// Decodes the first `frames` pictures of `url` with GStreamer's client as gst-launch users write it (rtspsrc,
+/// rtph264depay, avdec_h264; identity ends the stream in place of the picture after them) into a lossless file,
+/// then measures that file against the scene. Unlike ffmpeg's decoder, avdec_h264 shows the pictures it lacks a
+/// reference for (flat grey, smeared): what a GStreamer or GStreamer-based player shows when its stream starts in
+/// the middle of a group of pictures.
+func gstreamerView(_ url: String, transport: String, frames: Int, into dir: TempDir, name: String,
+                   scene: String = panelScene) throws -> ProbeResult {
+    let file = dir.file(name + ".mkv")
+    let r = try tool(["gst-launch-1.0", "-q", "rtspsrc", "location=\(url)", "protocols=\(transport)", "!",
+                      "rtph264depay", "!", "avdec_h264", "!", "videoconvert", "!",
+                      "identity", "eos-after=\(frames + 1)", "!", "avenc_ffv1", "!", "matroskamux", "!",
+                      "filesink", "location=\(file)"], timeout: 90)
+    #expect(r.status == 0, "\(name): \(r.out) \(r.err)")
+    let p = try tool([binary, "probe", file, "--reference", scene, "--json", "--quiet"])
+    #expect(p.status == 0, "\(name): \(p.err)")
+    return try ProbeResult(json: p.out)
+}
+
 /// A probe of a live URL that runs until ended with SIGINT, reading the picture against the scene.
 func startWatcher(_ url: String, scene: String = panelScene) throws -> LiveProcess {
     let p = try LiveProcess(binary, ["probe", url, "--json", "--reference", scene, "--warmup", "0"])
@@ -120,6 +138,34 @@ extension EndToEnd {
             #expect(live.status == 0 && gst.compared > 0 && gst.corrupt == 0, "\(live.out)\n\(live.err)")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0)
+        }
+
+        /// GStreamer's client starts on a whole picture: through a relay 100 ms away (its PLAY came after the key
+        /// frame the media was prepared with had gone stale, and its first 3 pictures were flat grey), and over UDP
+        /// while a TCP viewer watches (its transport's sink joined a running stream mid-group: 3-15 grey pictures).
+        @Test func gstreamerViewersStartOnAWholePicture() throws {
+            let dir = try TempDir()
+            let (p, url) = try startLive([panelScene])
+            let u = try #require(url)
+            let port = try #require(URL(string: u)?.port)
+            let relay = try LiveProcess("/usr/bin/python3", [fixture("tcp_relay.py"), "--target", "127.0.0.1:\(port)",
+                                                             "--port", "0", "--delay-ms", "100"])
+            let relayPort = try #require(relay.waitForLine { $0.hasPrefix("listening ") }?.split(separator: " ").last)
+            let viaRelay = try gstreamerView("rtsp://127.0.0.1:\(relayPort)/pip", transport: "tcp", frames: 20,
+                                             into: dir, name: "relay")
+            #expect(viaRelay.int("frames") == 20 && viaRelay.unreadable == 0 && viaRelay.corrupt == 0
+                    && viaRelay.compared == 20, "\(viaRelay.total) \(viaRelay.fidelity)")
+
+            let watcher = try startWatcher(u)
+            let joined = try gstreamerView(u, transport: "udp", frames: 20, into: dir, name: "udp-join")
+            #expect(joined.int("frames") == 20 && joined.unreadable == 0 && joined.corrupt == 0
+                    && joined.compared == 20, "\(joined.total) \(joined.fidelity)")
+            let watched = try stopWatcher(watcher)
+            #expect(watched.int("dropped") == 0 && watched.corrupt == 0, "\(watched.total) \(watched.fidelity)")
+            relay.signal(SIGKILL)
+            _ = relay.waitForExit()
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }
 
         /// Viewers behind a relay (another port, 100 ms away), under another host name, and a malformed SETUP all

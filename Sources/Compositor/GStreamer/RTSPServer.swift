@@ -40,8 +40,8 @@ public final class RTSPServer: @unchecked Sendable {
         public var onMediaGone: (@Sendable (MediaID) -> Void)?
         /// A viewer started playing this mount's media.
         public var onPlay: (@Sendable () -> Void)?
-        /// A sink added for a transport's first viewer dropped the stale packets it started with (`StaleStartFilter`):
-        /// those viewers wait for the next key frame. On the streaming thread.
+        /// A sink added for a transport's first viewer dropped a packet it started with, stale or before a key frame
+        /// (`SinkStartFilter`): those viewers wait for the next key frame. On the streaming thread.
         public var onStaleStart: (@Sendable () -> Void)?
         /// A media's viewers started playing it (true) or none plays it any more (false: all paused or gone, or a
         /// client only asked for the description). gst-rtsp-server's `new-state`, on the server's thread.
@@ -265,12 +265,12 @@ public final class RTSPServer: @unchecked Sendable {
     /// sink then never prerolled, so the pipeline never reached PLAYING again and the stream (the sound, or
     /// everything) stopped for every viewer of that media. Measured with a UDP and a TCP probe joining a just-started
     /// server at once: 3 starts in 52 before this, none in 46 after. Each sink also drops the packets that reach it
-    /// already late at its start (`StaleStartFilter`).
+    /// already late at its start, and on the picture's stream those before its first key frame (`SinkStartFilter`).
     private static func configureSinks(_ pipeline: UnsafeMutableRawPointer, onStale: @escaping @Sendable () -> Void) {
         Signals.connect(pipeline, "element-added") { _, element in
             guard let element, cgst_is_base_sink(element) != 0 else { return }
             gst_util_set_object_arg(cgst_gobject(element), "async", "false")
-            StaleStartFilter.attach(to: element, onStale: onStale)
+            SinkStartFilter.attach(to: element, onStale: onStale)
         }
     }
 

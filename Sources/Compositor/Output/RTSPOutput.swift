@@ -112,8 +112,9 @@ public final class RTSPOutput: @unchecked Sendable {
         }
         mount.onStaleStart = { [weak self] in
             guard let self else { return }
-            // The key frame the media was prepared with waited past its time for the PLAY and was dropped: the
-            // viewers of a new transport have no picture yet. Unless others watch, the next frame is their key frame.
+            // A new transport's sink dropped what it started with: the key frame the media was prepared with, stale
+            // after waiting for the PLAY, or the middle of a group of pictures. Its viewers have no picture yet.
+            // Unless others watch, the next frame is their key frame.
             let others = self.source?.isWatched(besides: self) ?? false
             self.source?.requestKeyFrameForViewer(now: !others && self.server.viewers <= 1)
         }
