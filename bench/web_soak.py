@@ -7,7 +7,13 @@ memory (what they allocated, apart from the libraries and files they map). After
 reports, in MiB: the first and last sample, the largest, and the growth by a least-squares line over the samples
 (so one sample's noise does not decide it). Prints one JSON line; keeps every sample in OUT (CSV).
 
-Usage: /usr/bin/python3 bench/web_soak.py BINARY [--seconds 1800] [--warmup 60] [--out bench/out/web_soak.csv]
+The page is renewed as it grows (`--web-renew-growth`, default 4 MiB; pass another with --renew-growth, 0 for none):
+while a new launch starts beside the old one, the page's processes are twice as many, and the samples taken then
+(a few seconds each time) count both launches. They are kept in the CSV and in pageMaxMiB; pageOneLaunchMaxMiB is the
+largest of the samples with one launch. renewals is what `status` counted.
+
+Usage: /usr/bin/python3 bench/web_soak.py BINARY [--seconds 1800] [--warmup 60] [--renew-growth MIB]
+       [--out bench/out/web_soak.csv]
 """
 import argparse, json, os, secrets, shutil, socket, subprocess, sys, tempfile, time, urllib.request
 from session_cpu import child_sessions, name, processes
@@ -58,6 +64,7 @@ def main():
     a.add_argument("binary")
     a.add_argument("--seconds", type=int, default=1800)
     a.add_argument("--warmup", type=int, default=60)
+    a.add_argument("--renew-growth", type=int, default=None)
     a.add_argument("--out", default=os.path.join(HERE, "out", "web_soak.csv"))
     args = a.parse_args()
     work = tempfile.mkdtemp()
@@ -67,7 +74,8 @@ def main():
         "  - {id: board, type: web, source: scoreboard.html, place: fill}\n")
     cport, rport, token = free_port(), free_port(), secrets.token_hex(16)
     run = subprocess.Popen([args.binary, "run", os.path.join(work, "scene.yaml"), "--control", f"127.0.0.1:{cport}",
-                            "--control-token", token, "--rtsp", f"127.0.0.1:{rport}/pip"],
+                            "--control-token", token, "--rtsp", f"127.0.0.1:{rport}/pip"]
+                           + ([] if args.renew_growth is None else ["--web-renew-growth", str(args.renew_growth)]),
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     for line in run.stdout:
         if " fps" in line:
@@ -76,6 +84,10 @@ def main():
                                "protocols=tcp", "!", "rtph264depay", "!", "avdec_h264", "!", "fakesink", "sync=false"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
+    def status():
+        req = urllib.request.Request(f"http://127.0.0.1:{cport}/v1/status", headers={"Authorization": "Bearer " + token})
+        return json.loads(urllib.request.urlopen(req, timeout=10).read())
+
     def post(body):
         req = urllib.request.Request(f"http://127.0.0.1:{cport}/v1/web/board", data=json.dumps(body).encode(),
                                      method="POST", headers={"Authorization": "Bearer " + token,
@@ -83,7 +95,7 @@ def main():
         urllib.request.urlopen(req, timeout=10).read()
 
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    points, start, updates, failed = [], time.monotonic(), 0, 0
+    points, start, updates, failed, renewals = [], time.monotonic(), 0, 0, None
     try:
         with open(args.out, "w") as csv:
             csv.write("seconds,pipcompose_mib,page_mib,page_processes,by_process\n")
@@ -99,25 +111,30 @@ def main():
                     failed += 1
                 if now >= next_sample:
                     own, page, count, by_name, anon = sample(run.pid)
-                    points.append((now - start, own, page, anon))
+                    points.append((now - start, own, page, anon, count))
                     parts = " ".join(f"{k}={v:.1f}" for k, v in sorted(by_name.items()))
                     csv.write(f"{now - start:.0f},{own:.1f},{page:.1f},{count},{parts}\n")
                     csv.flush()
                     next_sample += 10
                 time.sleep(max(0.0, 1 - (time.monotonic() - now)))
+        renewals = (status().get("web") or [{}])[0].get("renewals")
     finally:
         viewer.terminate()
         run.terminate()
         run.wait(timeout=30)
     if not points:
         sys.exit("no samples")
-    page = [(t, p) for t, _, p, _ in points]
-    own = [(t, o) for t, o, _, _ in points]
-    anon = [(t, a) for t, _, _, a in points]
+    page = [(t, p) for t, _, p, _, _ in points]
+    own = [(t, o) for t, o, _, _, _ in points]
+    anon = [(t, a) for t, _, _, a, _ in points]
+    one = min(c for *_, c in points)
+    single = [p for _, _, p, _, c in points if c == one]
     print(json.dumps({
         "bench": "web-soak", "seconds": args.seconds, "updates": updates, "updatesFailed": failed,
         "samples": len(points), "pageFirstMiB": round(page[0][1], 1), "pageLastMiB": round(page[-1][1], 1),
         "pageMaxMiB": round(max(v for _, v in page), 1), "pageGrowthMiB": round(slope_per_run(page, args.seconds), 1),
+        "pageOneLaunchMaxMiB": round(max(single), 1), "samplesWithTwoLaunches": len(points) - len(single),
+        "renewals": renewals,
         "pageAnonymousFirstMiB": round(anon[0][1], 1), "pageAnonymousLastMiB": round(anon[-1][1], 1),
         "pageAnonymousGrowthMiB": round(slope_per_run(anon, args.seconds), 1),
         "pipcomposeFirstMiB": round(own[0][1], 1), "pipcomposeLastMiB": round(own[-1][1], 1),

@@ -103,6 +103,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Seconds a web widget's page may take to load before it is started again (1...600).")
     var webLoadTimeout: Double = 30
 
+    @Option(help: "MiB a web widget's page may grow by, over what it used once settled, before a new launch of it takes its place seamlessly (0: never; 0...65536).")
+    var webRenewGrowth: Int = 4
+
     @Flag(help: "Print every pipeline that would run, then exit.")
     var dumpPipeline = false
 
@@ -148,6 +151,9 @@ struct RunCommand: ParsableCommand {
         guard (1...600).contains(webLoadTimeout) else {
             throw ValidationError("--web-load-timeout must be 1...600 seconds, got \(webLoadTimeout)")
         }
+        guard (0...65536).contains(webRenewGrowth) else {
+            throw ValidationError("--web-renew-growth must be 0...65536 MiB (0: never renew), got \(webRenewGrowth)")
+        }
         guard (64...65536).contains(webMemoryLimit) else {
             throw ValidationError("--web-memory-limit must be 64...65536 MiB, got \(webMemoryLimit)")
         }
@@ -189,6 +195,7 @@ struct RunCommand: ParsableCommand {
         options.encoder = try encoder.settings()
         options.web.memoryLimit = webMemoryLimit << 20
         options.web.loadTimeout = webLoadTimeout
+        options.web.renewGrowth = webRenewGrowth << 20
         let controlSettings = try control.settings()
         if webrtc, let c = controlSettings {
             options.webrtc = WebRTCSettings(maxViewers: webrtcMaxViewers, addresses: LocalAddresses.forICE(listeningOn: c.host))

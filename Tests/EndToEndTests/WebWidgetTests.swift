@@ -235,6 +235,60 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }
 
+        /// A page that grows is renewed: a new launch of it starts beside it, loads with what it was told, and takes
+        /// its place once drawn. The stream loses no frame, the page shows its data and is not played, its counter
+        /// starts over (the new launch's pictures), nothing failed, and only one page process is left. In a recording
+        /// decoded back, every frame from the first that shows the page's data on shows it: no frame of the swap
+        /// lacks the page.
+        @Test func aPageThatGrowsIsRenewedWithoutAGap() throws {
+            let dir = try TempDir()
+            let scene = try probeScene(dir)
+            let recording = dir.file("renewal.mkv")
+            let (p, url) = try startLive([scene, "--web-renew-growth", "2", "--record", recording])
+            let c = try #require(controlURL(p), "\(p.allOutput)"), u = try #require(url)
+            let events = try EventStream(client: ControlClient.local(base: c))
+            defer { events.close() }
+            #expect(waitForPixel(c, dir, 100, 100) { near($0, red) }.map { near($0, red) } == true, "\(p.allOutput)")
+            let watcher = try startWatcher(u, scene: scene)
+            #expect(try ctl(c, ["web", "page", "update", ##"{"color":"#00ff00","grow":4}"##]).status == 0)
+            #expect(try ctl(c, ["web", "page", "stop"]).status == 0)
+            #expect(waitForPixel(c, dir, 8, 322) { near($0, black) }.map { near($0, black) } == true)
+            // The first launch's counter, as high as it went before it was replaced.
+            var highest = 0
+            let deadline = Date().addingTimeInterval(120)
+            while (webStatus(c)["renewals"] as? Int ?? 0) == 0 && Date() < deadline {
+                highest = max(highest, pageCounter(c, dir, right: 640) ?? 0)
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            let renewed = events.next(timeout: 5) { $0.type == "widgetRenewed" }
+            #expect(renewed?.details["renewals"] == "1", "\(String(describing: renewed))\n\(p.allOutput)")
+            let after = pageCounter(c, dir, right: 640) ?? .max
+            #expect(highest >= 100 && after < highest, "counter \(highest) before the renewal, \(after) after")
+            let picture = try #require(framePicture(c, dir))
+            #expect(near(picture.pixel(x: 540, y: 100), green), "the data it was told: \(picture.pixel(x: 540, y: 100))")
+            // Not played again: the marker is the page's own grey (as a page started again, `stop()` is not called).
+            #expect(near(picture.pixel(x: 8, y: 322), (128, 128, 128)), "not played: \(picture.pixel(x: 8, y: 322))")
+            #expect((webStatus(c)["restarts"] as? Int) == 0 && webStatus(c)["state"] as? String == "playing",
+                    "\(webStatus(c))")
+            let pages = try tool(["pgrep", "-P", String(p.process.processIdentifier), "-f", "web-page"])
+            #expect(pages.out.split(separator: "\n").count == 1, "page processes: \(pages.out)")
+            let watched = try stopWatcher(watcher)
+            #expect(watched.int("frames") > 0 && watched.int("dropped") == 0 && watched.int("repeated") == 0
+                    && watched.int("unreadable") == 0, "\(watched.total)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            // The pixel at (540, 100) of every frame, as ffmpeg decodes the recording.
+            let pixels = try tool(["ffmpeg", "-v", "error", "-i", recording, "-vf", "format=rgb24,crop=1:1:540:100",
+                                   "-f", "rawvideo", "-pix_fmt", "rgb24", dir.file("pixels.rgb")], timeout: 120)
+            #expect(pixels.status == 0, "\(pixels.err)")
+            let bytes = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: dir.file("pixels.rgb")))) ?? Data())
+            let frames = stride(from: 0, to: bytes.count - 2, by: 3).map { (r: bytes[$0], g: bytes[$0 + 1], b: bytes[$0 + 2], a: UInt8(255)) }
+            let first = try #require(frames.firstIndex { near($0, green, 24) }, "no frame shows the data")
+            let off = frames[first...].enumerated().filter { !near($0.element, green, 24) }
+            #expect(frames.count - first > 150 && off.isEmpty,
+                    "\(frames.count - first) frames from the data on; without it: \(off.prefix(5).map { ($0.offset, $0.element) })")
+        }
+
         /// `window.pipcompose` tells the page what the now-playing card shows, whoever changed it.
         @Test func windowPipcomposeCarriesTheNowPlayingCard() throws {
             let dir = try TempDir()

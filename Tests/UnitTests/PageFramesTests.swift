@@ -70,6 +70,26 @@ import Testing
         #expect(told.all == [big, small, big])
     }
 
+    /// A renewal: the launch started beside the page filled frames of its own (a `FrameRoute` to them); promoted, the
+    /// widget's frames take over its newest, and its frames go to the widget's from then on.
+    @Test func aPromotedLaunchsNewestFrameIsTheWidgetsNext() throws {
+        let (f, _) = frames()
+        f.want(big)
+        put(f, big, 1)
+        _ = f.take()
+        let staging = PageFrames()
+        staging.want(big)
+        let route = FrameRoute(staging)
+        route.with { put($0, big, 7) }
+        #expect(try #require(f.take()).surface.pixel(x: 0, y: 0).b == 1, "not shown before it is promoted")
+        let before = f.newest
+        route.promote(to: f)
+        #expect(f.newest != before)
+        #expect(try #require(f.take()).surface.pixel(x: 0, y: 0).b == 7)
+        route.with { put($0, big, 9) }
+        #expect(try #require(f.take()).surface.pixel(x: 0, y: 0).b == 9)
+    }
+
     @Test func theComingPageSizeIsTheOneTheLayoutGives() throws {
         let s = try scene("""
             size: 1280x720

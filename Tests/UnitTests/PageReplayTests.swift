@@ -37,4 +37,18 @@ import Testing
         r.called("remove", nil)
         #expect(!r.state.playing)
     }
+
+    /// A launch that loaded with an older state is told what changed: the version moves with what a page is given.
+    @Test func theVersionMovesWithWhatAPageIsGiven() {
+        let r = PageReplay(data: nil)
+        let first = r.versioned.version
+        r.called("next", nil)
+        r.called("highlight", "x")
+        #expect(r.versioned.version == first)
+        r.called("update", "{}")
+        let second = r.versioned.version
+        #expect(second != first)
+        r.called("stop", nil)
+        #expect(r.versioned.version != second && !r.versioned.playing)
+    }
 }

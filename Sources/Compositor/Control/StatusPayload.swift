@@ -97,6 +97,8 @@ public struct StatusPayload: Codable, Sendable {
         public var size: String?
         /// Pictures WebKit drew that the page's process took since it started (absent where they cannot be counted).
         public var webkitFrames: UInt64?
+        /// Times a new launch of the page took the place of one that had grown (`--web-renew-growth`).
+        public var renewals: Int
     }
     public var web: [Web]?
     /// Each rendition (`--rendition`): its size, its encoder's bitrate (kbit/s), frames drawn and encoded, and the
@@ -166,7 +168,7 @@ public struct StatusPayload: Codable, Sendable {
         web = pages.isEmpty ? nil : pages.map {
             Web(id: $0.id, state: $0.state.rawValue, frames: $0.frames, restarts: $0.restarts,
                 memoryMiB: $0.memoryBytes >> 20, lastError: $0.lastError, size: $0.size?.description,
-                webkitFrames: $0.webkitFrames)
+                webkitFrames: $0.webkitFrames, renewals: $0.renewals)
         }
     }
 }

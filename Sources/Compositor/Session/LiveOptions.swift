@@ -66,6 +66,9 @@ public struct WebSettings: Sendable, Equatable {
     /// Bytes of resident memory a page's processes (its renderer, WebKit's web and network processes) may use
     /// together before the page is taken down and started again.
     public var memoryLimit = 1024 << 20
+    /// Bytes a page's processes may grow by, over what they used once the page had settled, before a new launch of
+    /// the page is started beside them and takes their place once it has drawn (`--web-renew-growth`); 0: never.
+    public var renewGrowth = 4 << 20
     /// A page that has not finished loading this long is taken down and started again (`--web-load-timeout`).
     public var loadTimeout = 30.0
     /// The pipcompose binary a page runs in (`pipcompose web-page`); nil: this process's own.

@@ -52,6 +52,22 @@ final class PageFrames: @unchecked Sendable {
         return true
     }
 
+    /// The newest frame of `other` (a page started beside this one to take its place) becomes this one's newest;
+    /// `other` is not used again.
+    func takeOver(from other: PageFrames) {
+        let newest = other.lock.withLock { () -> (ImageSurface, Bool)? in
+            if let r = other.ready { return (r, other.readyOpaque) }
+            return other.drawn.map { ($0, other.drawnOpaque) }
+        }
+        guard let (surface, opaque) = newest else { return }
+        lock.withLock {
+            if let unseen = ready { spare = unseen }
+            ready = surface
+            readyOpaque = opaque
+            sequence += 1
+        }
+    }
+
     /// On the render thread: the newest frame (the one taken before when nothing newer came), and whether it has
     /// no transparent pixel.
     func take() -> (surface: ImageSurface, opaque: Bool)? {

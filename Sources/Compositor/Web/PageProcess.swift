@@ -7,6 +7,14 @@ import Foundation
 /// frame, `widgetRecovered`. Meanwhile the widget shows its last good frame: nothing here ever makes the frame loop
 /// wait.
 ///
+/// Renewal: WebKit's processes grow with every repaint (about 0.5 MiB a minute for a page that changes 10 times a
+/// second, the same in a plain wpesrc pipeline: WebKit's or Mesa's, not ours). Once a page has grown by
+/// `renewGrowth` over what it used when it had settled, a second launch of it is started beside it, loads with what
+/// the page was told (`PageReplay`, and the calls made meanwhile), and takes its place once it has drawn and
+/// settled; the first is ended then. Viewers see no gap: the widget shows the first launch's pictures until the
+/// second's newest replaces them. A page's own state that no call carries (a counter it keeps) starts over, as after
+/// a crash: `--web-renew-growth 0` turns renewal off.
+///
 /// `@unchecked Sendable`: the state below is owned by `queue`; `frames` is thread-safe; the reader threads only
 /// touch `frames` and post to `queue`.
 final class PageProcess: @unchecked Sendable {
@@ -23,6 +31,8 @@ final class PageProcess: @unchecked Sendable {
         var size: PixelSize?
         /// Pictures WebKit drew that this launch of the page took (nil where they cannot be counted).
         var webkitFrames: UInt64?
+        /// Times a new launch of the page took the place of one that had grown.
+        var renewals: Int
     }
 
     /// How a call into the page ended.
@@ -41,6 +51,8 @@ final class PageProcess: @unchecked Sendable {
         var fps: Int
         var viewport: PixelSize
         var memoryLimit: Int
+        /// Growth in bytes over the settled page's memory that starts a renewal; 0: never.
+        var renewGrowth: Int = 0
         /// A page whose heartbeat stops this long is taken down; the first one may take `firstAnswer`.
         var answerTimeout: Double = 10
         var firstAnswer: Double = 30
@@ -55,7 +67,11 @@ final class PageProcess: @unchecked Sendable {
     private let onEvent: @Sendable (SessionEvent) -> Void
     private let queue: DispatchQueue
     private var process: IsolatedProcess?
+    /// The launch whose frames and messages count (a number no other launch had).
     private var generation = 0
+    private var serial = 0
+    /// Which of the page server's two names the running launch is served and reports under.
+    private var slot = 0
     private var state = State.starting
     private var startedAt = Date()
     private var lastAnswer: Date?
@@ -80,6 +96,33 @@ final class PageProcess: @unchecked Sendable {
     private var nextCall = 1
     /// The state `window.pipcompose` shows (size, viewers, playing), as JSON, for a page started again.
     private var pageState = "{}"
+    /// The memory the running launch used once it had settled, the launch started to replace it, the renewals
+    /// done, and when a renewal that did not work may be tried again.
+    private var settledMemory: Int?
+    private var successor: Successor?
+    private var renewals = 0
+    private var renewAfter = Date.distantPast
+
+    /// A launch of the page started beside the running one, to take its place.
+    private struct Successor {
+        let process: IsolatedProcess
+        let generation: Int
+        let slot: Int
+        let route: FrameRoute
+        let location: String
+        let startedAt = Date()
+        /// What the page had been told when this launch started: what changed after it is told once it loaded.
+        let told: (data: String?, playing: Bool, version: Int)
+        var loadedAt: Date?
+        var lastAnswer: Date?
+        var lastFrame: Date?
+        var framesSinceLoad = 0
+        var memory = 0
+    }
+
+    /// The name the page server knows a launch of widget `id` by: each of the two launches a renewal runs at once
+    /// reports under its own (widget ids have no '~').
+    static func name(of id: String, slot: Int) -> String { slot == 0 ? id : id + "~\(slot)" }
 
     init(id: String, server: PageServer, settings: Settings, replay: PageReplay = PageReplay(data: nil),
          onEvent: @escaping @Sendable (SessionEvent) -> Void) {
@@ -113,9 +156,10 @@ final class PageProcess: @unchecked Sendable {
             timer?.cancel()
             timer = nil
             state = .stopped
-            generation += 1
+            generation = fresh()
             process?.kill()
             process = nil
+            abandonSuccessor()
             for (_, done) in calls { done(.notRunning("stopped")) }
             calls = [:]
         }
@@ -124,14 +168,16 @@ final class PageProcess: @unchecked Sendable {
     var status: Status {
         queue.sync {
             Status(id: id, state: state, frames: framesIn, restarts: restarts, memoryBytes: memory,
-                   lastError: lastError, size: frames.wantedSize, webkitFrames: handed > 0 ? handed : nil)
+                   lastError: lastError, size: frames.wantedSize, webkitFrames: handed > 0 ? handed : nil,
+                   renewals: renewals)
         }
     }
 
-    /// The page's report from its wrapper (PageServer).
-    func report(_ r: [String: JSONValue]) {
+    /// The page's report from its wrapper (PageServer), under the name of `slot`.
+    func report(_ r: [String: JSONValue], slot: Int) {
         queue.async { [self] in
             guard state == .starting || state == .playing else { return }
+            guard slot == self.slot else { return successorReport(r, slot: slot) }
             guard case .string(let kind)? = r["kind"] else { return }
             switch kind {
             case "alive": lastAnswer = Date()
@@ -175,7 +221,11 @@ final class PageProcess: @unchecked Sendable {
             }
             let arg = argument.map(PageWrapper.literal) ?? "undefined"
             replay.called(name, argument)
-            process.send(Self.command(js: "window.__pc && __pc.call(\(n), \(PageWrapper.literal(name)), \(arg))"))
+            let line = Self.command(js: "window.__pc && __pc.call(\(n), \(PageWrapper.literal(name)), \(arg))")
+            process.send(line)
+            // A launch about to take the page's place gets the call too, once it has loaded (before, it is given
+            // what it missed when it loads).
+            if successor?.loadedAt != nil { successor?.process.send(line) }
             return n
         }
         guard let number else {
@@ -215,28 +265,45 @@ final class PageProcess: @unchecked Sendable {
         queue.async { [self] in
             guard json != pageState else { return }
             pageState = json
-            process?.send(Self.command(js: "window.__pc && __pc.state(\(json))"))
+            let line = Self.command(js: "window.__pc && __pc.state(\(json))")
+            process?.send(line)
+            successor?.process.send(line)
         }
     }
 
     // MARK: - On `queue`
 
+    private func fresh() -> Int {
+        serial += 1
+        return serial
+    }
+
     private func launch() {
-        generation += 1
-        let g = generation
-        let size = frames.pageSize ?? settings.viewport
-        server.setSize(size, of: id)
+        abandonSuccessor()
+        generation = fresh()
         state = .starting
         startedAt = Date()
         lastAnswer = nil
         loadedAt = nil
         childError = nil
         handed = 0
+        settledMemory = nil
+        guard let (p, l) = spawn(slot: slot, generation: generation, route: FrameRoute(frames)) else { return }
+        process = p
+        location = l
+    }
+
+    /// Starts a launch of the page under the name of `slot`, its frames going where `route` says; nil when the
+    /// process could not be started (the page failed).
+    private func spawn(slot: Int, generation g: Int, route: FrameRoute) -> (IsolatedProcess, String)? {
+        let name = Self.name(of: id, slot: slot)
+        let size = frames.pageSize ?? settings.viewport
+        server.setSize(size, of: name)
         var environment = ProcessInfo.processInfo.environment
         // Software GL (Mesa's llvmpipe): no GPU or display needed. Not "true": with that exact value wpesrc 1.22
         // fixates its own 1920x1080 caps and ignores the size asked for (not-negotiated).
         if environment["LIBGL_ALWAYS_SOFTWARE"] == nil { environment["LIBGL_ALWAYS_SOFTWARE"] = "1" }
-        location = server.pageURL(id)
+        let location = server.pageURL(name)
         let p: IsolatedProcess
         do {
             p = try IsolatedProcess(executable: settings.executable, arguments: [
@@ -245,11 +312,10 @@ final class PageProcess: @unchecked Sendable {
                 "--size", "\(size.width)x\(size.height)", "--fps", String(settings.fps),
             ], environment: environment)
         } catch {
-            fail("\(error)")
-            return
+            if g == generation { fail("\(error)") }
+            return nil
         }
-        process = p
-        let read = Thread { [weak self] in self?.read(p, generation: g) }
+        let read = Thread { [weak self] in self?.read(p, generation: g, route: route) }
         read.name = "web-\(id)-frames"
         read.start()
         let errors = Thread { [weak self] in
@@ -262,10 +328,11 @@ final class PageProcess: @unchecked Sendable {
         }
         errors.name = "web-\(id)-stderr"
         errors.start()
+        return (p, location)
     }
 
-    /// On its own thread: frames into `frames`, messages to `queue`, until the process's output ends.
-    private func read(_ p: IsolatedProcess, generation g: Int) {
+    /// On its own thread: frames where `route` says, messages to `queue`, until the process's output ends.
+    private func read(_ p: IsolatedProcess, generation g: Int, route: FrameRoute) {
         var head: [UInt8] = []
         var payload: [UInt8] = []
         while p.read(16, into: &head), let h = PageWire.parse(head: Array(head.prefix(16))) {
@@ -274,15 +341,17 @@ final class PageProcess: @unchecked Sendable {
                 guard h.a > 0, h.b > 0, h.a * h.b <= PageWire.maxPixels else { break }
                 let size = PixelSize(width: h.a, height: h.b), row = size.width * 4
                 // A frame of neither the widget's size nor the coming one (an old one, during a resize) is read and
-                // left out.
-                guard frames.accepts(size) else {
+                // left out. Else straight from the pipe into the surface the widget will draw: no copy in between.
+                let whole = route.with { frames -> Bool? in
+                    guard frames.accepts(size) else { return nil }
+                    return frames.put(size: size, opaque: h.kind == .opaqueFrame) { dst, stride in
+                        if stride == row { return p.read(row * size.height, to: dst) }
+                        return (0..<size.height).allSatisfy { y in p.read(row, to: dst + y * stride) }
+                    }
+                }
+                guard let whole else {
                     guard p.read(row * size.height, into: &payload) else { break }
                     continue
-                }
-                // Straight from the pipe into the surface the widget will draw: no copy in between.
-                let whole = frames.put(size: size, opaque: h.kind == .opaqueFrame) { dst, stride in
-                    if stride == row { return p.read(row * size.height, to: dst) }
-                    return (0..<size.height).allSatisfy { y in p.read(row, to: dst + y * stride) }
                 }
                 guard whole else { break }
                 queue.async { [self] in framed(generation: g) }
@@ -297,6 +366,7 @@ final class PageProcess: @unchecked Sendable {
             }
         }
         queue.async { [self] in
+            if g == successor?.generation { return abandonSuccessor(retryIn: 60) }
             guard g == generation, state == .starting || state == .playing else { return }
             fail("its process ended" + (childError.map { " (\($0.prefix(200)))" } ?? " (a crash?)"))
         }
@@ -311,6 +381,11 @@ final class PageProcess: @unchecked Sendable {
     }
 
     private func framed(generation g: Int) {
+        if g == successor?.generation {
+            successor?.lastFrame = Date()
+            if successor?.loadedAt != nil { successor?.framesSinceLoad += 1 }
+            return
+        }
         guard g == generation else { return }
         framesIn += 1
         lastFrame = Date()
@@ -333,6 +408,7 @@ final class PageProcess: @unchecked Sendable {
             if memory > settings.memoryLimit {
                 return fail("it used \(memory >> 20) MiB, over --web-memory-limit \(settings.memoryLimit >> 20) MiB")
             }
+            watchRenewal(now: now)
             let since = lastAnswer ?? startedAt
             let limit = lastAnswer == nil ? settings.firstAnswer : settings.answerTimeout
             if now.timeIntervalSince(since) > limit {
@@ -348,9 +424,10 @@ final class PageProcess: @unchecked Sendable {
 
     private func fail(_ reason: String) {
         guard state == .starting || state == .playing else { return }
-        generation += 1
+        generation = fresh()
         process?.kill()
         process = nil
+        abandonSuccessor()
         state = .failed
         lastError = reason
         restarts += 1
@@ -364,18 +441,122 @@ final class PageProcess: @unchecked Sendable {
     }
 
     private func resize(to size: PixelSize) {
-        server.setSize(size, of: id)
+        // A launch about to take the page's place was made for the old size: it is given up, and tried again later.
+        if successor != nil { abandonSuccessor(retryIn: 10) }
+        for slot in 0...1 { server.setSize(size, of: Self.name(of: id, slot: slot)) }
         if size.width > settings.viewport.width || size.height > settings.viewport.height {
             // Beyond the viewport WebKit renders: a bigger one, and the page starts again (its state is lost).
             settings.viewport = PixelSize(width: max(size.width, settings.viewport.width),
                                           height: max(size.height, settings.viewport.height))
-            generation += 1
+            generation = fresh()
             process?.kill()
             process = nil
             launch()
             return
         }
         process?.send("{\"size\":[\(size.width),\(size.height)]}")
+    }
+
+    // MARK: - Renewal, on `queue`
+
+    /// Each second while the page runs: notes what it used once settled (10 s after it loaded), starts a launch
+    /// beside it once it grew past `renewGrowth`, and swaps the two once the new one has drawn and settled.
+    private func watchRenewal(now: Date) {
+        guard settings.renewGrowth > 0, state == .playing else { return }
+        if settledMemory == nil, let loadedAt, now.timeIntervalSince(loadedAt) >= 10 { settledMemory = memory }
+        guard var s = successor else {
+            if let settled = settledMemory, memory > settled + settings.renewGrowth, now >= renewAfter { renew() }
+            return
+        }
+        s.memory = s.process.residentBytes()
+        successor = s
+        guard s.memory <= settings.memoryLimit else { return abandonSuccessor(retryIn: 60) }
+        guard let loaded = s.loadedAt else {
+            if now.timeIntervalSince(s.startedAt) > settings.firstAnswer { abandonSuccessor(retryIn: 60) }
+            return
+        }
+        // Drawn since it loaded, and still for a moment (an animation in has ended) or for long enough.
+        guard s.framesSinceLoad > 0, let last = s.lastFrame else {
+            if now.timeIntervalSince(loaded) > settings.firstAnswer { abandonSuccessor(retryIn: 60) }
+            return
+        }
+        if now.timeIntervalSince(last) >= 0.4 || now.timeIntervalSince(loaded) >= 3 { promote(s) }
+    }
+
+    private func renew() {
+        let g = fresh()
+        let next = 1 - slot
+        let route = FrameRoute(PageFrames())
+        let size = frames.pageSize ?? settings.viewport
+        route.with { $0.want(size) }
+        let told = replay.versioned
+        guard let (p, location) = spawn(slot: next, generation: g, route: route) else {
+            renewAfter = Date().addingTimeInterval(60)
+            return
+        }
+        successor = Successor(process: p, generation: g, slot: next, route: route, location: location,
+                              told: told)
+        if pageState != "{}" { p.send(Self.command(js: "window.__pc && __pc.state(\(pageState))")) }
+    }
+
+    /// A report of the launch under the other name: the one started to take the page's place.
+    private func successorReport(_ r: [String: JSONValue], slot: Int) {
+        guard var s = successor, s.slot == slot, case .string(let kind)? = r["kind"] else { return }
+        switch kind {
+        case "alive": s.lastAnswer = Date()
+        case "loaded":
+            s.lastAnswer = Date()
+            s.loadedAt = Date()
+            // It loaded with what the page had been told when it started (or a little later); what changed since,
+            // it is told now (an update with all the data, as a page started again gets it at load).
+            let now = replay.versioned
+            if now.version != s.told.version {
+                if let data = now.data, data != s.told.data { s.process.send(Self.call("update", data)) }
+                if now.playing != s.told.playing { s.process.send(Self.call(now.playing ? "play" : "stop", nil)) }
+            }
+            if pageState != "{}" { s.process.send(Self.command(js: "window.__pc && __pc.state(\(pageState))")) }
+        case "fail":
+            successor = s
+            return abandonSuccessor(retryIn: 60)
+        default: break
+        }
+        successor = s
+    }
+
+    /// The launch started beside the page takes its place; the one it replaces is ended.
+    private func promote(_ s: Successor) {
+        let old = process
+        s.route.promote(to: frames)
+        process = s.process
+        generation = s.generation
+        slot = s.slot
+        location = s.location
+        startedAt = s.startedAt
+        loadedAt = s.loadedAt
+        lastAnswer = s.lastAnswer ?? Date()
+        lastFrame = s.lastFrame
+        memory = s.memory
+        childError = nil
+        handed = 0
+        settledMemory = nil
+        successor = nil
+        renewals += 1
+        let grown = old?.residentBytes() ?? 0
+        old?.kill()
+        onEvent(.widgetRenewed(id: id, renewals: renewals, oldMiB: grown >> 20, newMiB: s.memory >> 20))
+    }
+
+    /// Ends the launch started beside the page, if any; a renewal is tried again `retryIn` seconds later.
+    private func abandonSuccessor(retryIn: Double = 0) {
+        guard let s = successor else { return }
+        successor = nil
+        s.process.kill()
+        renewAfter = Date().addingTimeInterval(retryIn)
+    }
+
+    /// A call of the page's `name(argument)` whose answer nobody waits for.
+    static func call(_ name: String, _ argument: String?) -> String {
+        command(js: "window.__pc && __pc.call(0, \(PageWrapper.literal(name)), \(argument.map(PageWrapper.literal) ?? "undefined"))")
     }
 
     static func command(js: String) -> String {

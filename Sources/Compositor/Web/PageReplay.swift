@@ -11,12 +11,15 @@ final class PageReplay: @unchecked Sendable {
     private let lock = NSLock()
     private var data: String?
     private var playing = true
+    /// Bumped by every call that changes what a page loaded now is given.
+    private var version = 0
 
     init(data: String?) { self.data = data }
 
     /// A call sent to the page.
     func called(_ name: String, _ argument: String?) {
         lock.withLock {
+            if ["update", "play", "stop", "remove"].contains(name) { version += 1 }
             switch name {
             case "update": if let argument { data = Self.merge(data, argument) }
             case "play": playing = true
@@ -28,6 +31,9 @@ final class PageReplay: @unchecked Sendable {
 
     /// What a page loaded now is given: its data, and whether `play()` follows it.
     var state: (data: String?, playing: Bool) { lock.withLock { (data, playing) } }
+
+    /// The same, and a number that changes whenever it does (a page loaded before may have missed a call).
+    var versioned: (data: String?, playing: Bool, version: Int) { lock.withLock { (data, playing, version) } }
 
     /// `new`'s fields over `old`'s when both are JSON objects, else `new`.
     static func merge(_ old: String?, _ new: String) -> String {

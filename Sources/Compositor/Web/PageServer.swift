@@ -15,8 +15,9 @@ final class PageServer: @unchecked Sendable {
         /// the wrapper document with the page in an iframe (a page from elsewhere, a file that is not HTML).
         enum Source { case file(String), inline(String), framed }
         var source: Source
-        /// The wrapper document (a framed page) or the agent's script tag, for a size.
-        var script: (PixelSize) -> String
+        /// The wrapper document (a framed page) or the agent's script tag, for a size and the address its reports
+        /// go to.
+        var script: (PixelSize, String) -> String
         var onReport: @Sendable ([String: JSONValue]) -> Void
     }
 
@@ -33,6 +34,8 @@ final class PageServer: @unchecked Sendable {
 
     var base: String { "http://127.0.0.1:\(service.port)/\(secret)" }
 
+    /// Serves `page` as `id`. A page may be served under a second name too (`PageProcess.name(of:slot:)`: a launch
+    /// started beside the running one), with its own reports.
     func add(_ id: String, _ page: Page) { lock.withLock { pages[id] = page } }
 
     /// The size the wrapper document of `id` is made for (its iframe's, until the widget resizes it by script).
@@ -73,14 +76,14 @@ final class PageServer: @unchecked Sendable {
             guard let (page, size) = entry(id) else {
                 throw HTTPError(.notFound)
             }
-            return html(page.script(size))
+            return html(page.script(size, reportURL(id)))
         }
         router.get("/:secret/h/:id") { [self] _, context in
             let id = context.parameters.get("id") ?? ""
             guard let (page, size) = entry(id),
                   case .inline(let text) = page.source else { throw HTTPError(.notFound) }
             // Relative links of inline HTML are taken from the scene's folder.
-            return html(PageWrapper.inject("<base href=\"\(base)/f/\">" + page.script(size), into: text))
+            return html(PageWrapper.inject("<base href=\"\(base)/f/\">" + page.script(size, reportURL(id)), into: text))
         }
         // A widget's own file with the agent first in it; the files it links to below it, as they are.
         router.get("/:secret/p/:id/**") { [self] _, context in
@@ -97,7 +100,7 @@ final class PageServer: @unchecked Sendable {
                 page.onReport(["kind": .string("fail"), "reason": .string("the page answered 404 (\(own) is not in \(folder))")])
                 throw HTTPError(.notFound)
             }
-            return html(PageWrapper.inject(page.script(size), into: String(decoding: data, as: UTF8.self)))
+            return html(PageWrapper.inject(page.script(size, reportURL(id)), into: String(decoding: data, as: UTF8.self)))
         }
         router.get("/:secret/f/**") { [self] _, context in
             let relative = context.parameters.getCatchAll().joined(separator: "/")

@@ -19,7 +19,7 @@ final class PageSet: @unchecked Sendable {
             let replay = PageReplay(data: w.config.data)
             let page = PageProcess(id: w.id, server: server, settings: .init(
                 executable: settings.resolvedExecutable, fps: w.config.fps ?? fps, viewport: viewport,
-                memoryLimit: settings.memoryLimit), replay: replay, onEvent: onEvent)
+                memoryLimit: settings.memoryLimit, renewGrowth: settings.renewGrowth), replay: replay, onEvent: onEvent)
             let inner: String, source: PageServer.Page.Source, sameOrigin: Bool
             switch w.config.source {
             case .file(let path, _):
@@ -29,10 +29,10 @@ final class PageSet: @unchecked Sendable {
             case .url(let url): (inner, source, sameOrigin) = (url, .framed, false)
             case .html(let text, _): (inner, source, sameOrigin) = (server.inlineURL(w.id), .inline(text), true)
             }
-            let report = server.reportURL(w.id), timeout = settings.loadTimeout
-            server.add(w.id, PageServer.Page(
+            let timeout = settings.loadTimeout
+            let served = PageServer.Page(
                 source: source,
-                script: { size in
+                script: { size, report in
                     // A page started again gets what the one before was told.
                     let told = replay.state
                     let o = PageWrapper.Options(inner: inner, sameOrigin: sameOrigin, size: size, report: report,
@@ -40,7 +40,13 @@ final class PageSet: @unchecked Sendable {
                                                 state: state(size))
                     return source.hasAgent ? PageWrapper.agent(o) : PageWrapper.html(o)
                 },
-                onReport: { [weak page] in page?.report($0) }))
+                onReport: { _ in })
+            // Served under two names, each launch reporting under its own: a renewal runs two launches at once.
+            for slot in 0...1 {
+                var named = served
+                named.onReport = { [weak page] in page?.report($0, slot: slot) }
+                server.add(PageProcess.name(of: w.id, slot: slot), named)
+            }
             w.attach(page.frames)
             return page
         }

@@ -61,6 +61,9 @@ public enum SessionEvent: Sendable, Equatable {
     case widgetFailed(id: String, reason: String, retryInSeconds: Double)
     /// A page that had failed shows frames again.
     case widgetRecovered(id: String, restarts: Int)
+    /// A new launch of a web widget's page took the place of one that had grown by `--web-renew-growth`, without a
+    /// gap: the memory the old one used and the new one uses, in MiB.
+    case widgetRenewed(id: String, renewals: Int, oldMiB: Int, newMiB: Int)
     /// A page's own script failed in a call (`update`, `play`…) or reported an error; the page runs on.
     case pageError(id: String, message: String)
 
@@ -81,7 +84,7 @@ public enum SessionEvent: Sendable, Equatable {
         case renditionMade, renditionDropped
         case playerFound, playerLost, playerIgnored, nowPlayingChanged, trackChanged
         case inputStarted, inputBack, inputLost, inputEnded, inputChanged, inputSizeChanged
-        case widgetFailed, widgetRecovered, pageError
+        case widgetFailed, widgetRecovered, widgetRenewed, pageError
     }
 
     public var kind: Kind {
@@ -122,6 +125,7 @@ public enum SessionEvent: Sendable, Equatable {
         case .inputSizeChanged: .inputSizeChanged
         case .widgetFailed: .widgetFailed
         case .widgetRecovered: .widgetRecovered
+        case .widgetRenewed: .widgetRenewed
         case .pageError: .pageError
         }
     }
@@ -179,6 +183,8 @@ public enum SessionEvent: Sendable, Equatable {
         case .widgetFailed(let id, let reason, let retry):
             return ["id": id, "reason": reason, "retryInSeconds": String(format: "%.0f", retry)]
         case .widgetRecovered(let id, let restarts): return ["id": id, "restarts": String(restarts)]
+        case .widgetRenewed(let id, let renewals, let old, let new):
+            return ["id": id, "renewals": String(renewals), "oldMiB": String(old), "newMiB": String(new)]
         case .pageError(let id, let message): return ["id": id, "message": message]
         }
     }
@@ -205,6 +211,8 @@ public enum SessionEvent: Sendable, Equatable {
         case .widgetFailed(let id, let reason, let retry):
             return "web '\(id)': \(reason); the page starts again in \(String(format: "%.0f", retry)) s"
         case .widgetRecovered(let id, _): return "web '\(id)': the page is back"
+        case .widgetRenewed(let id, _, let old, let new):
+            return "web '\(id)': the page grew to \(old) MiB; a new launch of it (\(new) MiB) took its place"
         case .pageError(let id, let message): return "web '\(id)': \(message)"
         default: return nil
         }

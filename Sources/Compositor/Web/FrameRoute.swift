@@ -1,0 +1,25 @@
+import Foundation
+
+/// Where the frames read from one launch of a page's process go: the widget's `PageFrames`, or, for a launch
+/// started beside the running one to take its place (a renewal), frames of its own that no widget draws, until it
+/// is promoted. The reader holds the route while it fills a frame, so a promotion never loses the frame being read.
+///
+/// `@unchecked Sendable`: `target` is behind `lock`.
+final class FrameRoute: @unchecked Sendable {
+    private let lock = NSLock()
+    private var target: PageFrames
+
+    init(_ target: PageFrames) { self.target = target }
+
+    /// Runs `body` with the frames this launch fills now, holding the route.
+    func with<T>(_ body: (PageFrames) -> T) -> T { lock.withLock { body(target) } }
+
+    /// From now on this launch fills `frames`, which takes over its newest frame first.
+    func promote(to frames: PageFrames) {
+        lock.withLock {
+            guard target !== frames else { return }
+            frames.takeOver(from: target)
+            target = frames
+        }
+    }
+}
