@@ -185,6 +185,7 @@ extension EndToEnd {
             try refused(["--rtsp", "99999/pip"], "port must be")
             try refused(["--encoder", "magic"], "--encoder must be one of")
             try refused(["--encoder", "nvenc"], "not installed")
+            try refused(["--web-renew-growth", "70000"], "--web-renew-growth must be 0...65536 MiB")
             let bad = dir.file("bad.pipeline")
             try "appsrc name=in\nh264parse\nnosuchelement\nfakesink\n".write(toFile: bad, atomically: true, encoding: .utf8)
             try refused(["--pipeline", bad], "nosuchelement")

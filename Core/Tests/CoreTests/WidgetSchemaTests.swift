@@ -112,5 +112,10 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(web.source == .file(path: "page.html", folder: URL(fileURLWithPath: scene).resolvingSymlinksInPath().path))
         let data = try #require(web.data.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
         #expect(data["f0"] as? String == "Jane" && (data["list"] as? [String]) == ["a", "b"])
+        #expect(web.renew)
+        let kept = try SceneLoader.parse("widgets: [{type: web, source: page.html, renew: false}]",
+                                         file: "s.yaml", baseDirectory: scene, checks: Resolving())
+        #expect((kept.widgets.first?.config as? WebConfig)?.renew == false)
+        #expect(refusal("{type: web, source: page.html, renew: sometimes}", folder: scene).contains("true or false"))
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 /// the page was told (`PageReplay`, and the calls made meanwhile), and takes its place once it has drawn and
 /// settled; the first is ended then. Viewers see no gap: the widget shows the first launch's pictures until the
 /// second's newest replaces them. A page's own state that no call carries (a counter it keeps) starts over, as after
-/// a crash: `--web-renew-growth 0` turns renewal off.
+/// a crash: `renew: false` (the widget's) or `--web-renew-growth 0` (every page's) turns renewal off.
 ///
 /// `@unchecked Sendable`: the state below is owned by `queue`; `frames` is thread-safe; the reader threads only
 /// touch `frames` and post to `queue`.

@@ -19,7 +19,8 @@ final class PageSet: @unchecked Sendable {
             let replay = PageReplay(data: w.config.data)
             let page = PageProcess(id: w.id, server: server, settings: .init(
                 executable: settings.resolvedExecutable, fps: w.config.fps ?? fps, viewport: viewport,
-                memoryLimit: settings.memoryLimit, renewGrowth: settings.renewGrowth), replay: replay, onEvent: onEvent)
+                memoryLimit: settings.memoryLimit, renewGrowth: w.config.renew ? settings.renewGrowth : 0),
+                replay: replay, onEvent: onEvent)
             let inner: String, source: PageServer.Page.Source, sameOrigin: Bool
             switch w.config.source {
             case .file(let path, _):

@@ -28,6 +28,8 @@ public struct WebConfig: WidgetConfig, Equatable {
     public var fps: Int?
     /// Values handed to the page's `update(data)` once it has loaded, as JSON.
     public var data: String?
+    /// The page is renewed as it grows (`--web-renew-growth`); false for a page whose own state no call carries.
+    public var renew = true
 
     public enum Keys {
         static let source = WidgetKey.text("source", default: "", shown: "", doc: "the page: an HTML file below the "
@@ -36,6 +38,9 @@ public struct WebConfig: WidgetConfig, Equatable {
                                          + "`source`; relative links are taken from the scene's folder")
         static let fps = WidgetKey.whole("fps", range: 1...120, shown: "the stream's",
                                          doc: "how often the page is taken (1 for a page that changes rarely)")
+        static let renew = WidgetKey.flag("renew", default: true, doc: "a new launch of the page takes its place, "
+                                          + "without a gap, as it grows (--web-renew-growth); false for a page that "
+                                          + "keeps state of its own no update carries")
         /// Any mapping or list, handed to `update` as JSON (what CasparCG and SPX templates read).
         static let data = WidgetKey<String>(
             info: KeyInfo(name: "data", type: "mapping", defaultValue: "none", range: "",
@@ -53,7 +58,7 @@ public struct WebConfig: WidgetConfig, Equatable {
     public static let type = "web"
     public static let summary = "any web page (HTML, CSS, JavaScript) drawn by WPE WebKit, fed with data as CasparCG "
         + "templates are"
-    public static let keys = [Keys.source.info, Keys.html.info, Keys.fps.info, Keys.data.info]
+    public static let keys = [Keys.source.info, Keys.html.info, Keys.fps.info, Keys.data.info, Keys.renew.info]
     public static let placement = Placement(edge: .fill, minPixels: 16, priority: 0)
     /// Transparent and edge to edge: the page draws what it wants (a `background` style fills behind it).
     public static var style: Style { .edgeToEdge }
@@ -77,6 +82,7 @@ public struct WebConfig: WidgetConfig, Equatable {
         }
         fps = try f.read(Keys.fps)
         data = try f.value(Keys.data)
+        renew = try f.read(Keys.renew)
     }
 
     /// An http(s) URL as it is; anything else is a file that must exist below the scene's folder.
