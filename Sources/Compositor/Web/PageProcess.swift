@@ -8,7 +8,7 @@ import Foundation
 /// wait.
 ///
 /// Renewal: WebKit's processes grow with every repaint (about 0.5 MiB a minute for a page that changes 10 times a
-/// second, the same in a plain wpesrc pipeline: WebKit's or Mesa's, not ours). Once a page has grown by
+/// second, the same in a plain wpesrc pipeline: WebKit's or Mesa's, not ours). Once a page has stayed more than
 /// `renewGrowth` over what it used when it had settled, a second launch of it is started beside it, loads with what
 /// the page was told (`PageReplay`, and the calls made meanwhile), and takes its place once it has drawn and
 /// settled; the first is ended then. Viewers see no gap: the widget shows the first launch's pictures until the
@@ -99,6 +99,10 @@ final class PageProcess: @unchecked Sendable {
     /// The memory the running launch used once it had settled, the launch started to replace it, the renewals
     /// done, and when a renewal that did not work may be tried again.
     private var settledMemory: Int?
+    /// The memory of the last `renewWindow` seconds since then: a renewal starts when all of it is past the growth
+    /// allowed (memory that rises for a moment and falls back, a script's garbage collected, starts none).
+    private var recentMemory: [Int] = []
+    static let renewWindow = 20
     private var successor: Successor?
     private var renewals = 0
     private var renewAfter = Date.distantPast
@@ -288,6 +292,7 @@ final class PageProcess: @unchecked Sendable {
         childError = nil
         handed = 0
         settledMemory = nil
+        recentMemory = []
         guard let (p, l) = spawn(slot: slot, generation: generation, route: FrameRoute(frames)) else { return }
         process = p
         location = l
@@ -460,12 +465,19 @@ final class PageProcess: @unchecked Sendable {
     // MARK: - Renewal, on `queue`
 
     /// Each second while the page runs: notes what it used once settled (10 s after it loaded), starts a launch
-    /// beside it once it grew past `renewGrowth`, and swaps the two once the new one has drawn and settled.
+    /// beside it once it stayed past `renewGrowth` over that for `renewWindow` seconds, and swaps the two once the
+    /// new one has drawn and settled.
     private func watchRenewal(now: Date) {
         guard settings.renewGrowth > 0, state == .playing else { return }
         if settledMemory == nil, let loadedAt, now.timeIntervalSince(loadedAt) >= 10 { settledMemory = memory }
         guard var s = successor else {
-            if let settled = settledMemory, memory > settled + settings.renewGrowth, now >= renewAfter { renew() }
+            guard let settled = settledMemory else { return }
+            recentMemory.append(memory)
+            if recentMemory.count > Self.renewWindow { recentMemory.removeFirst() }
+            if recentMemory.count == Self.renewWindow, recentMemory.min()! > settled + settings.renewGrowth,
+               now >= renewAfter {
+                renew()
+            }
             return
         }
         s.memory = s.process.residentBytes()
@@ -539,6 +551,7 @@ final class PageProcess: @unchecked Sendable {
         childError = nil
         handed = 0
         settledMemory = nil
+        recentMemory = []
         successor = nil
         renewals += 1
         let grown = old?.residentBytes() ?? 0
