@@ -34,7 +34,7 @@ final class PageFrames: @unchecked Sendable {
             return spare
         }
         if surface == nil || surface!.width != size.width || surface!.height != size.height {
-            surface = try? ImageSurface(width: size.width, height: size.height, format: .argb32)
+            surface = try? ImageSurface.mapped(width: size.width, height: size.height, format: .argb32)
         }
         guard let surface else { return false }
         guard surface.withMutableBytes(dirty: (0, 0, size.width, size.height), { fill($0, surface.stride) }) else {
