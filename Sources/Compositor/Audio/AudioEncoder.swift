@@ -4,7 +4,7 @@ import Foundation
 /// packet back by the encoder's priming, and hands it to every output that takes this codec (through the delay
 /// line of `--inject-delay-ms` when there is one).
 ///
-/// `@unchecked Sendable`: subscribers, the delay line and counters are behind `lock`; the pipeline is driven
+/// `@unchecked Sendable`: counters are behind `lock` (subscribers and the delay line in `out`); the pipeline is driven
 /// through GStreamer's thread-safe calls; `sink` is set in `init` and cleared by `finish` after EOS.
 final class AudioEncoder: @unchecked Sendable {
     let codec: AudioCodec
@@ -15,8 +15,7 @@ final class AudioEncoder: @unchecked Sendable {
     /// Nanoseconds the encoded packets are moved back by (the encoder's priming).
     let primingNanoseconds: MediaTime
     private let lock = NSLock()
-    private var subscribers: [ObjectIdentifier: AudioTrack.Subscriber] = [:]
-    private var delayLine: DelayLine?
+    private let out = EncodedFanOut()
     private var _packets: UInt64 = 0
     private var _bytes: UInt64 = 0
 
@@ -52,10 +51,7 @@ final class AudioEncoder: @unchecked Sendable {
 
     func delay(by milliseconds: Double) {
         let capacity = Int((milliseconds / 1000 * 50).rounded(.up)) * 2 + 16
-        let line = DelayLine(delayMilliseconds: milliseconds, capacity: capacity) { [weak self] b, c in
-            self?.handToSubscribers(b, c)
-        }
-        lock.withLock { delayLine = line }
+        out.delay(by: milliseconds, capacity: capacity)
     }
 
     private func fanOut(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
@@ -65,26 +61,16 @@ final class AudioEncoder: @unchecked Sendable {
         guard pts >= primingNanoseconds else { return }
         let moved = primingNanoseconds == 0 ? buffer
             : buffer.restamped(pts: pts - primingNanoseconds, dts: pts - primingNanoseconds)
-        let line = lock.withLock { () -> DelayLine? in
+        lock.withLock {
             _packets += 1
             _bytes += UInt64(buffer.size)
-            return delayLine
         }
-        if let line { line.push(moved, caps) } else { handToSubscribers(moved, caps) }
+        out.hand(moved, caps)
     }
 
-    private func handToSubscribers(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
-        let subs = lock.withLock { Array(subscribers.values) }
-        for s in subs { s(buffer, caps) }
-    }
+    func subscribe(_ owner: AnyObject, _ handler: @escaping AudioTrack.Subscriber) { out.subscribe(owner, handler) }
 
-    func subscribe(_ owner: AnyObject, _ handler: @escaping AudioTrack.Subscriber) {
-        lock.withLock { subscribers[ObjectIdentifier(owner)] = handler }
-    }
-
-    func unsubscribe(_ owner: AnyObject) {
-        _ = lock.withLock { subscribers.removeValue(forKey: ObjectIdentifier(owner)) }
-    }
+    func unsubscribe(_ owner: AnyObject) { out.unsubscribe(owner) }
 
     var packets: UInt64 { lock.withLock { _packets } }
     var bytes: UInt64 { lock.withLock { _bytes } }
@@ -93,15 +79,8 @@ final class AudioEncoder: @unchecked Sendable {
 
     /// Ends the input, waits for the last packets to reach the subscribers, stops.
     func finish(timeout: TimeInterval) -> Bool {
-        input.endOfStream()
-        let ok = pipeline.waitForEOS(timeout: timeout)
-        pipeline.stop(drain: false)
+        let ok = out.finish(pipeline, input: input, timeout: timeout)
         sink = nil
-        if let line = lock.withLock({ delayLine }) {
-            line.drain(timeout: timeout + Double(line.delayNanoseconds) / 1e9)
-        }
         return ok
     }
-
-    deinit { delayLine?.stop() }
 }

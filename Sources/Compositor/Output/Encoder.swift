@@ -21,7 +21,7 @@ public final class Encoder: @unchecked Sendable {
     /// Key frames asked for at a running time (the encoder element's own handling of such requests is broken).
     private let keyFrames: KeyFrameSchedule?
     private let lock = NSLock()
-    private var subscribers: [ObjectIdentifier: Subscriber] = [:]
+    private let out = EncodedFanOut()
     /// Whether each subscriber has someone looking at its pictures now (absent: always).
     private var watching: [ObjectIdentifier: @Sendable () -> Bool] = [:]
     private var _encoded: UInt64 = 0
@@ -31,7 +31,6 @@ public final class Encoder: @unchecked Sendable {
     /// Called on the streaming thread with the size of the first encoded frame of each new size.
     public var onNewSize: (@Sendable (PixelSize) -> Void)?
     private var _bytes: UInt64 = 0
-    private var delayLine: DelayLine?
     /// Running time of the last key frame handed out, and of the key frame viewers are waiting for; any key frame
     /// after `keyAskedAfter` (the last frame handed out when they asked) serves them.
     private var lastKey: MediaTime?
@@ -84,7 +83,7 @@ public final class Encoder: @unchecked Sendable {
         }
         let isKey = buffer.isKeyFrame
         let pts = buffer.pts
-        let (delay, served) = lock.withLock { () -> (DelayLine?, MediaTime?) in
+        let served = lock.withLock { () -> MediaTime? in
             var served: MediaTime?
             if let pts {
                 lastPTS = pts
@@ -99,25 +98,18 @@ public final class Encoder: @unchecked Sendable {
             }
             _encoded += 1
             _bytes += UInt64(buffer.size)
-            return (delayLine, served)
+            return served
         }
         // A key frame asked for at once came before the spaced one viewers waited for: it serves them, and the
         // spaced one is not made.
         if let served { keyFrames?.cancel(ifDueAt: served) }
-        if let delay { delay.push(buffer, caps) } else { handToSubscribers(buffer, caps) }
+        out.hand(buffer, caps)
     }
 
     private func drained() {
-        if let line = lock.withLock({ delayLine }) {
-            // The delayed frames still have to come out.
-            line.drain(timeout: 2 + Double(line.delayNanoseconds) / 1e9)
-        }
+        // The delayed frames still have to come out.
+        out.drainDelayed(timeout: 2)
         onDrained?()
-    }
-
-    private func handToSubscribers(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
-        let subs = lock.withLock { Array(subscribers.values) }
-        for s in subs { s(buffer, caps) }
     }
 
     /// Holds every encoded frame `milliseconds` before the outputs get it (an injected, known delay).
@@ -125,20 +117,19 @@ public final class Encoder: @unchecked Sendable {
         guard milliseconds > 0 else { return }
         // Room for the delay's worth of frames twice over: bounded, and never the cause of a drop itself.
         let capacity = Int((milliseconds / 1000 * Double(fps)).rounded(.up)) * 2 + 8
-        let line = DelayLine(delayMilliseconds: milliseconds, capacity: capacity) { [weak self] b, c in self?.handToSubscribers(b, c) }
-        lock.withLock { delayLine = line }
+        out.delay(by: milliseconds, capacity: capacity)
     }
 
     /// How long frames were really held by the injected delay.
-    public var delayHeld: LatencySummary? { lock.withLock { delayLine }?.heldMilliseconds }
+    public var delayHeld: LatencySummary? { out.delayHeld }
 
     /// Frames the injected delay had no room for.
-    public var delayDropped: UInt64 { lock.withLock { delayLine?.dropped ?? 0 } }
+    public var delayDropped: UInt64 { out.delayDropped }
 
     public var encodedFrames: UInt64 { lock.withLock { _encoded } }
     public var encodedBytes: UInt64 { lock.withLock { _bytes } }
     public var droppedFrames: UInt64 { input.dropped }
-    public var subscriberCount: Int { lock.withLock { subscribers.count } }
+    public var subscriberCount: Int { out.count }
 
     /// Hands every encoded frame to `handler` until `unsubscribe(owner)`; a new subscriber gets a key frame soon
     /// unless it says it has one coming (`requestKeyFrame(at:)`).
@@ -146,25 +137,22 @@ public final class Encoder: @unchecked Sendable {
     /// without it, always.
     public func subscribe(_ owner: AnyObject, requestKeyFrame: Bool = true, watching: (@Sendable () -> Bool)? = nil,
                           _ handler: @escaping Subscriber) {
-        lock.withLock {
-            subscribers[ObjectIdentifier(owner)] = handler
-            watching.map { self.watching[ObjectIdentifier(owner)] = $0 }
-        }
+        out.subscribe(owner, handler)
+        lock.withLock { watching.map { self.watching[ObjectIdentifier(owner)] = $0 } }
         if requestKeyFrame { self.requestKeyFrame() }
     }
 
     public func unsubscribe(_ owner: AnyObject) {
-        lock.withLock {
-            subscribers.removeValue(forKey: ObjectIdentifier(owner))
-            watching.removeValue(forKey: ObjectIdentifier(owner))
-        }
+        out.unsubscribe(owner)
+        _ = lock.withLock { watching.removeValue(forKey: ObjectIdentifier(owner)) }
     }
 
     /// Whether anyone but `owner`'s viewers looks at this encoder's pictures now: a key frame out of turn would
     /// cost them sharpness.
     public func isWatched(besides owner: AnyObject) -> Bool {
+        let owners = out.owners
         let others = lock.withLock { () -> [(@Sendable () -> Bool)?] in
-            subscribers.keys.filter { $0 != ObjectIdentifier(owner) }.map { watching[$0] }
+            owners.filter { $0 != ObjectIdentifier(owner) }.map { watching[$0] }
         }
         return others.contains { $0?() ?? true }
     }
@@ -203,8 +191,6 @@ public final class Encoder: @unchecked Sendable {
         if let keyFrames { keyFrames.request(at: runningTime) } else { requestKeyFrame() }
     }
 
-    deinit { delayLine?.stop() }
-
     /// `@unchecked Sendable`: `last` is behind `lock`.
     final class Serials: @unchecked Sendable {
         static let shared = Serials()
@@ -226,13 +212,8 @@ public final class Encoder: @unchecked Sendable {
     /// Drains what is queued through the encoder to the subscribers, then stops.
     @discardableResult
     public func finish(timeout: TimeInterval = 5) -> Bool {
-        input.endOfStream()
-        let ok = pipeline.waitForEOS(timeout: timeout)
-        pipeline.stop(drain: false)
+        let ok = out.finish(pipeline, input: input, timeout: timeout)
         sink = nil
-        if let line = lock.withLock({ delayLine }) {
-            line.drain(timeout: timeout + Double(line.delayNanoseconds) / 1e9)
-        }
         return ok
     }
 }
