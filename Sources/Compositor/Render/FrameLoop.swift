@@ -258,58 +258,44 @@ public final class FrameLoop: @unchecked Sendable {
             let time = FrameTime(frame: n, media: media, wall: wall, paused: playback.isPaused,
                                  viewers: viewers?() ?? 0)
             let wanted = mainWanted?() ?? true
-            if !wanted && pictures.isEmpty {
-                // Nobody takes the main picture: only the renditions someone takes, and the sound, go on.
-                drawing = false
-                lock.withLock { _stats.idle += 1 }
-                drawRenditions(at: time, pts: MediaTime(target), duration: MediaTime(frameNs),
-                               dropped: dropPattern?.drops(n) ?? false, deadline: Date().addingTimeInterval(Self.encoderWaitLimit))
-                afterFrame?(MediaTime(target))
-                lock.withLock { _stats.frame = n }
-                n += 1
-                continue
-            }
-            let buffer: MediaBuffer
-            do {
-                let started = DispatchTime.now().uptimeNanoseconds
-                let (b, drawn) = try producer.produce(renderer, at: time)
-                renderTimer?.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started))
-                buffer = b
-                lock.withLock { if drawn { _stats.rendered += 1 } else { _stats.repeated += 1 } }
-            } catch {
-                log("frame \(n): \(error)")
-                n += 1
-                continue
-            }
-            buffer.stamp(pts: MediaTime(target), duration: MediaTime(frameNs))
-            // Drawn only for a picture asked for: handed over, not encoded.
-            if !wanted {
+            // The main picture is drawn when someone takes it, or when a copy of it was asked for (then not encoded).
+            var drawn: MediaBuffer?
+            if wanted || !pictures.isEmpty {
+                do {
+                    let started = DispatchTime.now().uptimeNanoseconds
+                    let (b, fresh) = try producer.produce(renderer, at: time)
+                    renderTimer?.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started))
+                    drawn = b
+                    lock.withLock { if fresh { _stats.rendered += 1 } else { _stats.repeated += 1 } }
+                } catch {
+                    log("frame \(n): \(error)")
+                    n += 1
+                    continue
+                }
                 for p in pictures { p(try? producer.copyOfPicture(renderer)) }
-                drawing = false
-                lock.withLock { _stats.idle += 1 }
-                drawRenditions(at: time, pts: MediaTime(target), duration: MediaTime(frameNs),
-                               dropped: dropPattern?.drops(n) ?? false, deadline: Date().addingTimeInterval(Self.encoderWaitLimit))
-                afterFrame?(MediaTime(target))
-                lock.withLock { _stats.frame = n }
-                n += 1
-                continue
             }
-            for p in pictures { p(try? producer.copyOfPicture(renderer)) }
-            // The encoders saw nothing while nobody watched: whoever watches now starts with this frame.
-            if !drawing && sentFirst { for e in encoders() { e.requestKeyFrame(at: MediaTime(target)) } }
-            drawing = true
             let dropped = dropPattern?.drops(n) ?? false
             // An encoder that is behind makes the loop wait (bounded) rather than lose a drawn frame.
             let deadline = Date().addingTimeInterval(Self.encoderWaitLimit)
-            if dropped {
-                lock.withLock { _stats.injected += 1 }
+            if wanted, let buffer = drawn {
+                buffer.stamp(pts: MediaTime(target), duration: MediaTime(frameNs))
+                // The encoders saw nothing while nobody watched: whoever watches now starts with this frame.
+                if !drawing && sentFirst { for e in encoders() { e.requestKeyFrame(at: MediaTime(target)) } }
+                drawing = true
+                if dropped {
+                    lock.withLock { _stats.injected += 1 }
+                } else {
+                    for e in encoders() { e.push(buffer, waitingUntil: deadline) }
+                }
             } else {
-                for e in encoders() { e.push(buffer, waitingUntil: deadline) }
+                // Nobody takes the main picture: only the renditions someone takes, and the sound, go on.
+                drawing = false
+                lock.withLock { _stats.idle += 1 }
             }
             drawRenditions(at: time, pts: MediaTime(target), duration: MediaTime(frameNs), dropped: dropped, deadline: deadline)
             afterFrame?(MediaTime(target))
             lock.withLock { _stats.frame = n }
-            if !sentFirst {
+            if wanted && !sentFirst {
                 sentFirst = true
                 onFirstFrame?()
             }
