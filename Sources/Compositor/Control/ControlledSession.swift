@@ -42,7 +42,7 @@ extension WebRTCOutput: WHEPService {}
 extension LiveSession: ControlledSession {
     public func statusPayload() -> StatusPayload { StatusPayload(status, session: self) }
     public func metricsText() -> String { metrics.scrape(status, queued: encoderQueue) }
-    public var whep: (any WHEPService)? { webrtc }
+    public var whep: (any WHEPService)? { servers.first(WebRTCOutput.self) }
     public var hlsFolder: String? { options.hls?.folder }
 }
 

@@ -149,13 +149,7 @@ public struct StatusPayload: Codable, Sendable {
         audioPackets = s.audio?.packets ?? 0
         music = s.music.map { Music(index: $0.index, files: s.musicFiles, file: $0.file.name, title: $0.file.displayTitle,
                                     position: $0.position, lateSilenceMs: Double(s.musicGapFrames) / Double(AudioTrack.rate) * 1000) }
-        inputs = session.videoInputs.map { i in
-            let c = i.slot.counts
-            return Input(id: i.id, source: i.source.description, state: i.state.rawValue, received: i.received,
-                         shown: c.shown, repeated: c.repeated, skipped: c.skipped, delayMs: c.delayMs,
-                         restarts: i.restarts, lastError: i.lastError, fps: (i.fps * 10).rounded() / 10,
-                         inputSize: i.inputSize?.description)
-        }
+        inputs = s.inputs
         outputs = s.outputs.map { Output(id: $0.id, state: $0.state, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes) }
         renditions = s.renditions.isEmpty ? nil : s.renditions.map {
             RenditionStatus(size: $0.size.description, bitrateKbps: $0.bitrateKbps, frames: $0.frames, encoded: $0.encoded,
@@ -164,11 +158,6 @@ public struct StatusPayload: Codable, Sendable {
         windows = s.webrtc == nil ? nil : s.windowRenditions.map {
             WindowRendition(size: $0.size.description, frames: $0.frames, encoded: $0.encoded, viewers: $0.viewers)
         }
-        let pages = session.pageStatus
-        web = pages.isEmpty ? nil : pages.map {
-            Web(id: $0.id, state: $0.state.rawValue, frames: $0.frames, restarts: $0.restarts,
-                memoryMiB: $0.memoryBytes >> 20, lastError: $0.lastError, size: $0.size?.description,
-                webkitFrames: $0.webkitFrames, renewals: $0.renewals)
-        }
+        web = s.web.isEmpty ? nil : s.web
     }
 }

@@ -18,12 +18,17 @@ public final class FramePool: @unchecked Sendable {
     var info = GstVideoInfo()
     public let caps: String
 
+    /// The caps of a pool's buffers: what an encoder fed from it is told before its first frame.
+    public static func caps(size: PixelSize, fps: Int, format: Format) -> String {
+        "video/x-raw,format=\(format.rawValue),width=\(size.width),height=\(size.height),framerate=\(fps)/1,"
+            + "pixel-aspect-ratio=1/1,colorimetry=\(format == .bgrx ? "sRGB" : "bt709")"
+    }
+
     public init(size: PixelSize, fps: Int, format: Format = .bgrx, buffers: Int = 4) throws(GstError) {
         Gst.initialize()
         self.size = size
         self.format = format
-        caps = "video/x-raw,format=\(format.rawValue),width=\(size.width),height=\(size.height),framerate=\(fps)/1," +
-            "pixel-aspect-ratio=1/1,colorimetry=\(format == .bgrx ? "sRGB" : "bt709")"
+        caps = Self.caps(size: size, fps: fps, format: format)
         guard let c = gst_caps_from_string(caps) else { throw GstError(element: "pool", message: "bad caps \(caps)") }
         defer { gst_caps_unref(c) }
         gst_video_info_init(&info)

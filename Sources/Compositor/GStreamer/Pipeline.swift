@@ -7,6 +7,9 @@ import Foundation
 /// then sets NULL; it must be called before the last reference goes.
 ///
 /// `@unchecked Sendable`: GStreamer's element and bus calls are thread-safe; `stopped`, `lastError` and `handler` are behind `lock`, EOS behind `eosCondition`.
+///
+/// One concern in one file, longer than 420 lines on purpose: the one owner of a GstPipeline and every element
+/// reached by name in it (appsrc, appsink, the bus thread), so each C pointer has its owner here and nowhere else.
 public final class Pipeline: @unchecked Sendable {
     public enum Event: Sendable {
         case error(GstError)

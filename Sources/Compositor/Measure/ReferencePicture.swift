@@ -17,7 +17,7 @@ public final class ReferencePicture {
 
     public init(scene: Scene) {
         self.scene = scene
-        excluded = scene.widgets.filter { $0.config is WebConfig || $0.config is VideoConfig }.map(\.id)
+        excluded = scene.widgets.filter(WidgetFactory.takesInput).map(\.id)
     }
 
     /// The boxes of the excluded widgets at the size last drawn, in whole pixels inside the picture.

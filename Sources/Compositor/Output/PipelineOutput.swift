@@ -4,6 +4,10 @@ import Foundation
 /// user's `--pipeline` tail. It fails alone: its errors never reach the encoder or the other outputs.
 ///
 /// `@unchecked Sendable`: every mutable field is behind `lock`; encoders call `deliver` on their streaming threads.
+///
+/// One concern in one file, longer than 420 lines on purpose: starting, the switch between encoders at a frame,
+/// delivering picture and sound, failing (mend, retry with backoff) and finishing are one state machine over the
+/// same locked fields (the pipeline, its appsrcs, the source schedule, the state).
 public final class PipelineOutput: @unchecked Sendable {
     public enum State: String, Sendable {
         case starting, running, failed, retrying, stopped
@@ -24,7 +28,8 @@ public final class PipelineOutput: @unchecked Sendable {
     private var _delivered: UInt64 = 0
     private var _bytes: UInt64 = 0
     private var _restarts = 0
-    private var retryDelay: TimeInterval = 1
+    /// A push's retries: 1 s, doubling, at most 30 s; a push that ran 10 s before failing starts again from 1 s.
+    private var backoff = Backoff(first: 1, limit: 30, healthyAfter: 10)
     private var startedAt = Date()
     private var retryTimer: DispatchWorkItem?
     /// A failed pipeline's teardown in progress (see `fail`).
@@ -416,10 +421,7 @@ public final class PipelineOutput: @unchecked Sendable {
             let delay = lock.withLock { () -> TimeInterval in
                 _state = .retrying
                 // Back off while failures come quickly; a push that ran a while starts again from 1 s.
-                if Date().timeIntervalSince(startedAt) > 10 { retryDelay = 1 }
-                let d = retryDelay
-                retryDelay = min(30, retryDelay * 2)
-                return d
+                return backoff.failed(afterRunning: Date().timeIntervalSince(startedAt))
             }
             log("\(id): failed: \(e); the other outputs continue; retrying in \(Int(delay)) s")
             let work = DispatchWorkItem { [weak self] in self?.retry() }
@@ -545,4 +547,17 @@ extension PipelineOutput: Output {
     public var stateText: String { state.rawValue }
     public func open() throws { try startOrRetry() }
     public func feed(from encoder: Encoder) { feed(from: encoder, startingAt: 0) }
+}
+
+extension PipelineOutput {
+    /// Ends it as the run ends. A file must be finalized: false when its end did not come out in time. A push only
+    /// says goodbye to its server, which may be slow or gone: it gets 3 s and never fails the run. An output that
+    /// fails now has said so and is closed at once.
+    func finishAsRunEnds() -> Bool {
+        if case .push = spec {
+            if finish(timeout: 3) == .timedOut { log("\(id): the server did not acknowledge the end of stream") }
+            return true
+        }
+        return finish() != .timedOut
+    }
 }

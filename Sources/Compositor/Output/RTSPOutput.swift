@@ -34,6 +34,8 @@ public final class RTSPOutput: @unchecked Sendable {
     public let mount: RTSPServer.Mount
     /// It owns the server (the main mount): it starts and stops it.
     private let ownsServer: Bool
+    /// The rendition it serves (`/pip@416x234`); nil: the main picture.
+    public let rendition: PixelSize?
     public let mediaLaunch: String
     private let lock = NSLock()
     private var feeds: [RTSPServer.MediaID: Feed] = [:]
@@ -55,7 +57,8 @@ public final class RTSPOutput: @unchecked Sendable {
         let launch = try template.render([:], audio: carries)
         let server = RTSPServer(endpoint: endpoint, mediaLaunch: launch, title: title)
         server.onViewers = onViewers
-        self.init(id: "rtsp", server: server, mount: server.main, launch: launch, audio: carries, ownsServer: true)
+        self.init(id: "rtsp", server: server, mount: server.main, launch: launch, audio: carries, ownsServer: true,
+                  rendition: nil)
     }
 
     /// Another path of `main`'s server, `PATH@WxH`, serving a rendition's picture (fed from its encoder). Before the
@@ -64,11 +67,13 @@ public final class RTSPOutput: @unchecked Sendable {
         let launch = try template.render([:], audio: main.carriesAudio)
         let mount = main.server.addMount(path: main.mount.path + "@\(rendition)", mediaLaunch: launch)
         self.init(id: "rtsp@\(rendition)", server: main.server, mount: mount, launch: launch, audio: main.carriesAudio,
-                  ownsServer: false)
+                  ownsServer: false, rendition: rendition)
     }
 
-    private init(id: String, server: RTSPServer, mount: RTSPServer.Mount, launch: String, audio: Bool, ownsServer: Bool) {
+    private init(id: String, server: RTSPServer, mount: RTSPServer.Mount, launch: String, audio: Bool, ownsServer: Bool,
+                 rendition: PixelSize?) {
         self.id = id
+        self.rendition = rendition
         self.server = server
         self.mount = mount
         self.ownsServer = ownsServer
@@ -219,5 +224,23 @@ extension RTSPOutput: Output {
     public func finish(timeout: TimeInterval) -> OutputEnding {
         stop()
         return .finalized
+    }
+}
+
+extension RTSPOutput: ViewerOutput {
+    /// The server's viewers, whatever path they play, counted by the main path's output alone.
+    public var viewerCount: Int { ownsServer ? server.viewers : 0 }
+    public var wantsMain: Bool { rendition == nil && isWanted }
+    public var wantedRenditions: Set<PixelSize> { rendition.map { isWanted ? [$0] : [] } ?? [] }
+
+    public func serve(from sources: ServingSources) {
+        frameClockBase = sources.frameClockBase
+        guard let encoder = rendition.map({ sources.renditions[$0] }) ?? sources.main else { return }
+        feed(from: encoder)
+    }
+
+    public func report(into status: inout LiveSession.Status) {
+        guard let rendition, let i = status.renditions.firstIndex(where: { $0.size == rendition }) else { return }
+        status.renditions[i].url = url
     }
 }

@@ -32,6 +32,9 @@ public final class FrameProducer {
 
     public var caps: String { pool.caps }
 
+    /// The caps of the frames a producer of `size` makes, before it exists.
+    public static func caps(size: PixelSize, fps: Int) -> String { FramePool.caps(size: size, fps: fps, format: .i420) }
+
     /// A copy of the picture last produced (the canvas keeps the whole frame once what `renderer` wrote straight into
     /// I420 is drawn there too): what viewers see now.
     public func copyOfPicture(_ renderer: Renderer? = nil) throws -> ImageSurface {

@@ -22,10 +22,7 @@ public final class RenditionPicture {
     /// Shows the frames of `main`'s video layers and web pages in this picture's widgets (each scaled to its own
     /// box): one input per layer and one page per web widget, whose size the main picture's widget sets.
     func share(_ main: Renderer) {
-        for widget in renderer.widgets {
-            if let layer = widget as? VideoWidget, let leader = main.widget(id: layer.id) as? VideoWidget { layer.follow(leader) }
-            if let page = widget as? WebWidget, let leader = main.widget(id: page.id) as? WebWidget { page.follow(leader) }
-        }
+        for case let widget as any InputWidget in renderer.widgets { widget.follow(leaderIn: main) }
     }
 
     /// Draws one frame off the clock (fonts, glyphs and artwork loaded) and forgets it, before the loop starts.

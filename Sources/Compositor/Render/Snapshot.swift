@@ -21,24 +21,13 @@ public struct Snapshot {
     /// Renders and writes `path`; warnings (missing images, fonts) go to `warn`.
     public func write(to path: String, warn: @escaping @Sendable (String) -> Void) throws {
         let renderer = Renderer(scene: scene, size: size, warn: warn)
-        // Each video layer shows its source's picture at this scene time (files) or its first picture (live).
-        for layer in renderer.widgets.compactMap({ $0 as? VideoWidget }) {
-            do { try VideoStill.grab(into: layer, at: at) } catch {
-                warn("video '\(layer.id)': no picture (\(error)); drawing its placeholder")
-            }
-        }
-        // Each web widget shows its page once it has loaded and drawn (or its background, after `web.loadTimeout`).
-        let pages = try PageSet(widgets: renderer.widgets.compactMap { $0 as? WebWidget }, folder: scene.folder,
-                                fps: scene.fps, picture: size, settings: web, state: { size in
-                                    size.map { "{\"width\":\($0.width),\"height\":\($0.height),\"viewers\":0,\"playing\":true}" } ?? "{}"
-                                }, onEvent: { event in if let line = event.logLine { warn(line) } })
-        defer { pages?.stop() }
-        if let pages {
-            pages.start()
-            for page in pages.pages where !page.waitUntilDrawn(timeout: web.loadTimeout) {
-                warn("web '\(page.id)': no picture within \(Int(web.loadTimeout)) s; drawing its background")
-            }
-        }
+        // Each video layer shows its source's picture at this scene time (files) or its first picture (live); each
+        // web widget its page once it has loaded and drawn (or its background, after `web.loadTimeout`).
+        let context = InputContext(scene: scene, picture: size, web: web, pageState: { size in
+            size.map { "{\"width\":\($0.width),\"height\":\($0.height),\"viewers\":0,\"playing\":true}" } ?? "{}"
+        }, onEvent: { event in if let line = event.logLine { warn(line) } }, warn: warn)
+        let inputs = try WidgetFactory.stills(of: renderer, at: at, context: context)
+        defer { inputs.forEach { $0.stop() } }
         let frame = Int64((at * Double(scene.fps)).rounded(.down))
         let surface = try renderer.snapshot(at: FrameTime(frame: frame, media: at, wall: wall))
         try surface.writePNG(to: path)

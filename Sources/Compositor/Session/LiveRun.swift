@@ -148,7 +148,7 @@ public final class LiveRun: @unchecked Sendable {
         }
         let hlsURL = settings.options.hls == nil ? nil
             : server.map { $0.url + "/hls/" + ($0.token.map { $0 + "/" } ?? "") + "master.m3u8" }
-        return Started(rtspURL: session.rtsp?.url, outputs: session.outputIDs, controlURL: server?.url,
+        return Started(rtspURL: session.rtspURL, outputs: session.outputIDs, controlURL: server?.url,
                        pageURL: server?.pageURL, tokenFile: tokenFile, hlsURL: hlsURL)
     }
 

@@ -5,13 +5,13 @@ extension LiveSession {
     public func pause() {
         guard let loop else { return }
         if playback.pause(at: loop.runningSeconds) { events.publish(.paused(media: playback.media(at: loop.runningSeconds))) }
-        if let music, music.setPaused(true) { musicCard?.playing(false, now: music.nowPlaying) }
+        inputs.music?.setPaused(true)
     }
 
     public func play() {
         guard let loop else { return }
         if playback.play(at: loop.runningSeconds) { events.publish(.playing(media: playback.media(at: loop.runningSeconds))) }
-        if let music, music.setPaused(false) { musicCard?.playing(true, now: music.nowPlaying) }
+        inputs.music?.setPaused(false)
     }
 
     public typealias Skipped = SkipOutcome
@@ -21,6 +21,7 @@ extension LiveSession {
     @discardableResult
     public func skip(by seconds: Double) throws(ControlError) -> Skipped {
         guard let loop else { throw .conflict("not running") }
+        let music = inputs.music?.player
         var out = Skipped()
         if playback.duration != nil || music == nil {
             do { out.media = try playback.skip(by: seconds, at: loop.runningSeconds) } catch {
@@ -39,7 +40,7 @@ extension LiveSession {
     @discardableResult
     public func skipTrack(forward: Bool) throws(ControlError) -> Skipped {
         guard loop != nil else { throw .conflict("not running") }
-        guard let music else {
+        guard let music = inputs.music?.player else {
             throw .conflict("there is no music to skip in: run with --audio FILE (an audio file, an .m3u playlist or a folder)")
         }
         let index = forward ? music.next() : music.previous()
@@ -57,11 +58,8 @@ extension LiveSession {
         let prepared = try WidgetUpdate.prepare(scene: options.scene, id: id, body: properties)
         guard let loop else { throw .conflict("not running") }
         loop.change(widget: id, properties: Set(properties.keys), prepared.apply)
-        // A new source for a video layer: its input starts over with it (the old picture stays until then).
-        if let video = prepared.change as? VideoConfig.Change, let source = video.source,
-           let input = videoInputs.first(where: { $0.id == id }) {
-            input.change(to: source)
-        }
+        // An input that feeds the widget follows the change (a video layer's new source starts over).
+        inputs.widgetChanged(id: id, prepared.change)
         events.publish(.widgetUpdated(id: id, properties: properties.keys.sorted()))
     }
 

@@ -22,7 +22,9 @@ extension LiveSession {
     /// else the nearest picture there is. `window` nil: the main picture (the old way: it may then resize the main
     /// picture for everyone with `POST /v1/resize`). It sees what it saw until a key frame of the new picture.
     public func follow(viewer id: String, window: PixelSize?) throws(ControlError) -> FollowOutcome {
-        guard let webrtc, let loop else { throw .conflict("WebRTC is off: start with run --webrtc") }
+        guard let webrtc = servers.first(WebRTCOutput.self), let loop else {
+            throw .conflict("WebRTC is off: start with run --webrtc")
+        }
         guard webrtc.viewerStates.contains(where: { $0.id == id }) else {
             throw .notFound("no WebRTC session '\(id)' (it ended, or was never made)")
         }
@@ -87,9 +89,14 @@ extension LiveSession {
         return encoder
     }
 
+    /// Browsers that follow their windows get renditions made for them, dropped once none sees them.
+    func followBrowserWindows() {
+        servers.first(WebRTCOutput.self)?.onPictureUnused = { [weak self] size in self?.dropBrowserRendition(size) }
+    }
+
     /// Drops a rendition made for windows once no browser sees it (its encoder drained off the frame loop).
     func dropBrowserRendition(_ size: PixelSize) {
-        guard let browser = browserRenditions, let webrtc, let loop else { return }
+        guard let browser = browserRenditions, let webrtc = servers.first(WebRTCOutput.self), let loop else { return }
         let events = self.events
         browser.drop(size, stillWanted: { webrtc.watchedRenditions.contains(size) }, takeAway: { webrtc.withdraw(size) },
                      retire: { loop.retire(size, then: $0) },

@@ -1,9 +1,41 @@
 import Foundation
 
 /// Changes to what runs. Each is computed by `Topology` as a value and carried out here, on `owner`, the one
-/// queue that replaces the running graph. Nothing slow happens on that queue: draining an encoder or
-/// finalizing a file runs elsewhere and reports back as an event.
+/// queue that replaces the running graph. Nothing slow happens on that queue: the encoders a resize needs are made
+/// when it is asked for (`prepareResize`), draining an encoder or finalizing a file runs elsewhere and reports back
+/// as an event.
 extension LiveSession {
+    /// A resize was asked for: the fixed-size encoders it will need (a `fit` recording letterboxed into the size it
+    /// started with) are made now, off the frame loop and the owner's queue, so the frame that applies it only
+    /// switches to them. One not ready by then is made at that frame, as before.
+    func prepareResize(to size: PixelSize) {
+        guard let graph = running.value else { return }
+        let (alive, _) = graph.topology.keeping(graph.alive)
+        let needed = alive.resized(to: size).1.compactMap { step -> PixelSize? in
+            if case .startEncoder(let s) = step { return s }
+            return nil
+        }
+        guard !needed.isEmpty else { return }
+        let rawCaps = FrameProducer.caps(size: size, fps: options.fps)
+        for fixed in needed where readyEncoders.reserve(fixed: fixed, liveSize: size) {
+            DispatchQueue.global().async { [weak self] in
+                guard let self else { return }
+                do {
+                    let e = try self.makeEncoder(fixed: fixed, liveSize: size, rawCaps: rawCaps)
+                    if !self.readyEncoders.put(e, fixed: fixed, liveSize: size) { e.finish(timeout: 2) }
+                } catch {
+                    self.readyEncoders.cancel(fixed: fixed, liveSize: size)
+                    self.log("cannot letterbox into \(fixed): \(error)")
+                }
+            }
+        }
+    }
+
+    /// Ends the encoders made for resizes that did not come (the run ends).
+    func discardReadyEncoders() {
+        for e in readyEncoders.discardAll() { e.finish(timeout: 2) }
+    }
+
     /// On the loop thread, before the first frame of `size`, stamped `time`: fixed-size files switch to an
     /// encoder of their own size (fit) or end and start a new numbered file (split), at that frame exactly.
     func willResize(to size: PixelSize, rawCaps: String, at time: MediaTime) {
@@ -15,6 +47,9 @@ extension LiveSession {
             let (next, steps) = alive.resized(to: size)
             running.value = carryOut(steps, from: graph, to: next, at: time, rawCaps: rawCaps)
         }
+        // Encoders made ahead for sizes asked for and not applied are ended, off this thread.
+        let stale = readyEncoders.discard(besides: size)
+        if !stale.isEmpty { DispatchQueue.global().async { for e in stale { e.finish(timeout: 2) } } }
         log("resized to \(size)")
         events.publish(.resized(size))
     }
@@ -30,11 +65,12 @@ extension LiveSession {
             switch step {
             case .startEncoder(let s):
                 do {
-                    let e = try makeEncoder(fixed: s, liveSize: topology.size, rawCaps: rawCaps)
+                    let e = try readyEncoders.take(fixed: s, liveSize: topology.size)
+                        ?? makeEncoder(fixed: s, liveSize: topology.size, rawCaps: rawCaps)
                     // Once stopped and drained, outputs waiting for its last frame move on at once.
                     e.onDrained = { [weak self, weak e] in
                         guard let self, let e else { return }
-                        for out in self.lock.withLock({ self.ran }) { out.sourceEnded(e) }
+                        for out in self.tally.ran { out.sourceEnded(e) }
                     }
                     fixed[s] = e
                 } catch {
@@ -58,7 +94,7 @@ extension LiveSession {
                     fresh.feed(from: graph.live, startingAt: time)
                     try fresh.start()
                     outputs[o.id] = fresh
-                    lock.withLock { ran.append(fresh) }
+                    tally.started([fresh])
                     log("\(o.id): size is now \(topology.size); continuing in \(o.location ?? o.id)")
                 } catch {
                     log("\(o.id): cannot start: \(error)")
@@ -80,11 +116,8 @@ extension LiveSession {
         DispatchQueue.global().async { [weak self] in
             e.finish(timeout: 2)
             guard let self else { return }
-            let outs = self.lock.withLock { () -> [PipelineOutput] in
-                self.retiredEncoderDrops += e.droppedFrames + e.delayDropped
-                return self.ran
-            }
-            for out in outs { out.sourceEnded(e) }
+            self.tally.retired(e)
+            for out in self.tally.ran { out.sourceEnded(e) }
         }
     }
 
@@ -104,7 +137,7 @@ extension LiveSession {
             case .rtsp: "rtsp"
             }
             let rendition = try Rendition.resolve(asked, output: named, in: options.renditions, main: main)
-            out = try makePipelineOutput(spec, index: lock.withLock { ran.count }, location: nil, rendition: rendition)
+            out = try makePipelineOutput(spec, index: tally.ran.count, location: nil, rendition: rendition)
             _ = try out.prepare()
         } catch {
             throw .unprocessable("\(error)")
@@ -119,7 +152,7 @@ extension LiveSession {
             var outputs = graph.outputs.filter { alive.output($0.key) != nil }
             outputs[out.id] = out
             running.value = graph.replacing(topology: next, outputs: outputs)
-            lock.withLock { ran.append(out) }
+            tally.started([out])
         } }.get()
         events.publish(.willStart(output: out.id))
         do {

@@ -3,40 +3,17 @@ import Foundation
 /// Web widgets: their pages served (PageServer) and run (PageProcess), the CasparCG calls made into them, and what
 /// `window.pipcompose` tells them.
 extension LiveSession {
-    /// Starts a page for every web widget of the scene; the widgets draw what the pages make.
-    func startPages() {
-        let widgets = renderer.scene.widgets.compactMap { renderer.widget(id: $0.id) as? WebWidget }
-        let events = self.events
-        do {
-            guard let set = try PageSet(widgets: widgets, folder: options.scene.folder, fps: options.fps,
-                                        picture: renderer.size, settings: options.web,
-                                        state: { [weak self] size in self?.pageState(size) ?? "{}" },
-                                        onEvent: { events.publish($0) }) else { return }
-            lock.withLock { pageSet = set }
-            set.start()
-        } catch {
-            log("warning: web widgets show nothing: their pages cannot be served: \(error)")
-        }
-    }
-
-    func stopPages() {
-        let set = lock.withLock { () -> PageSet? in
-            defer { pageSet = nil }
-            return pageSet
-        }
-        set?.stop()
-    }
-
-    var pages: [PageProcess] { lock.withLock { pageSet?.pages ?? [] } }
+    /// The pages of the web widgets, from `start()` until `stop()`.
+    var pages: [PageProcess] { inputs.of(PageSet.self).flatMap(\.pages) }
 
     /// What `window.pipcompose` says now: the page's size, the picture's, the viewers, whether it plays, and what
     /// the now-playing card shows.
     func pageState(_ size: PixelSize?) -> String {
-        let s = status
-        var fields = ["\"viewers\":\(s.viewers)", "\"playing\":\(!playback.isPaused)",
-                      "\"pictureWidth\":\(s.size.width)", "\"pictureHeight\":\(s.size.height)"]
+        let picture = (loop?.stats ?? FrameLoop.Stats()).size
+        var fields = ["\"viewers\":\(servers.viewerCount)", "\"playing\":\(!playback.isPaused)",
+                      "\"pictureWidth\":\(picture.width)", "\"pictureHeight\":\(picture.height)"]
         if let size { fields += ["\"width\":\(size.width)", "\"height\":\(size.height)"] }
-        if let card = lock.withLock({ nowPlayingForPages }),
+        if let card = inputs.nowPlaying,
            let json = try? JSONEncoder().encode(["title": card.title, "artist": card.artist, "album": card.album]) {
             fields.append("\"nowPlaying\":" + String(decoding: json, as: UTF8.self))
         }
@@ -50,14 +27,10 @@ extension LiveSession {
         guard !all.isEmpty else { return }
         loop?.perform { [weak self] renderer, _ in
             guard let card = renderer.widgets.lazy.compactMap({ $0 as? NowPlayingWidget }).first else { return }
-            let c = card.config
-            self?.lock.withLock { self?.nowPlayingForPages = c }
+            self?.inputs.nowPlaying = card.config
         }
         for page in all { page.tell(pageState(page.frames.pageSize)) }
     }
-
-    /// The pages' states for `status`.
-    var pageStatus: [PageProcess.Status] { pages.map(\.status) }
 
     /// A CasparCG call on web widget `id`: update (with data: JSON or CasparCG's `<templateData>` XML), play,
     /// next, stop, remove; reload; or invoke NAME. Answers what the page said within 3 s.

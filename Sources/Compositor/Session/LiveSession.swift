@@ -1,15 +1,19 @@
 import Foundation
 
-/// A running pipcompose: the renderer and frame loop, the encoders and outputs of a `Topology`, the RTSP server.
+/// A running pipcompose: the renderer and frame loop, the encoders and outputs of a `Topology`, the servers that
+/// serve viewers, the inputs the scene takes in. This file is the assembly and the lifecycle: what `prepare()`
+/// checks, the steps of `start()` in their order, and `stop()`. How each part is made lives beside it
+/// (`+Outputs`: outputs and servers; `+Topology`: changes of what runs; `+Follow`: renditions for browser windows;
+/// `+Web`, `+Control`, `+Status`).
 ///
 /// Start-up checks everything that can be checked before the first frame (pipelines parse, encoders exist,
 /// files open, the RTSP port is free). At run time each output fails alone. What runs changes only on the
 /// topology queue (`owner`): a resize, an output started or stopped. The frame loop reads the running graph
 /// the owner published last. `stop()` drains every encoder and finalizes every file before returning.
 ///
-/// `@unchecked Sendable`: `encoderKind`, `encoderTemplate`, `rtsp`, `loop` and `prepared` are set by
-/// `prepare()`/`start()` before any other thread sees the session; the graph is in `running` (a `Latest`);
-/// the counters below are behind `lock`, which is only held to copy them.
+/// `@unchecked Sendable`: `plan`, `servers`' members, `prepared`, `audio` and `loop` are set by `prepare()`/`start()`
+/// before any other thread sees the session; the graph is in `running` (a `Latest`); `inputs` and `tally` lock
+/// themselves; `resizeAsked` and `dropWatch` are behind `lock`.
 public final class LiveSession: @unchecked Sendable {
     public let options: LiveOptions
     public let renderer: Renderer
@@ -18,56 +22,31 @@ public final class LiveSession: @unchecked Sendable {
     public let metrics = LiveMetrics()
     public let log: @Sendable (String) -> Void
     let lock = NSLock()
-    var encoderKind = EncoderSettings.Kind.x264
-    private var encoderTemplate: PipelineTemplate?
-    /// One encoder pipeline per codec the sound is encoded to (AAC always; Opus for MKV when asked).
-    var audioTemplates: [AudioCodec: PipelineTemplate] = [:]
+    /// The encoders' pipelines and what the sound needs, found by `prepare()`.
+    var plan = EncodingPlan()
+    /// What serves viewers (RTSP and its renditions' paths, WebRTC, the HLS ladder's playlist), made by `prepare()`.
+    let servers = ServerSet()
+    /// The recordings, pushes and pipelines named on the command line, prepared, until `start()` puts them in the
+    /// topology.
+    private var prepared: [PipelineOutput] = []
+    /// Music, video layers' sources, web pages: from `start()` until `stop()`.
+    let inputs = InputSet()
     /// The audio track, from `start()` until `stop()` (nil with `--audio none`).
     public private(set) var audio: AudioTrack?
-    /// The files `--audio FILE` plays, discovered by `prepare()`, and the template that decodes them.
-    private var musicFiles: [AudioFile] = []
-    private var musicTemplate: PipelineTemplate?
-    /// The music of `--audio FILE`, from `start()` until `stop()`; the card follows it.
-    public private(set) var music: MusicPlayer?
-    var musicCard: MusicCard?
-    /// The inputs of the scene's video layers, from `start()` until `stop()`.
-    public private(set) var videoInputs: [VideoInput] = []
-    /// Web widgets' pages and the server they load from, from `start()` until `stop()`; behind `lock`.
-    var pageSet: PageSet?
-    /// The now-playing card as `window.pipcompose` tells pages, read on the render thread; behind `lock`.
-    var nowPlayingForPages: NowPlayingConfig?
-    /// The outputs named on the command line, prepared, until `start()` puts them in the topology.
-    private var prepared: [PipelineOutput] = []
-    public private(set) var rtsp: RTSPOutput?
-    /// The RTSP server's path for each rendition (`/pip@416x234`), from `prepare()`.
-    public private(set) var renditionRTSP: [PixelSize: RTSPOutput] = [:]
-    /// The HLS ladder's master playlist (`--hls`), from `prepare()`.
-    var hlsMaster: HLSMaster?
-    /// WHEP viewers (`--webrtc`), from `prepare()`.
-    public private(set) var webrtc: WebRTCOutput?
     /// Renditions made for browsers following their windows (`--webrtc`), from `prepare()`.
     var browserRenditions: BrowserRenditions?
-    /// The outputs that serve viewers (RTSP, WebRTC): open before any file, ended after every file.
-    var servers: [any Output] {
-        // The renditions' paths end before the main one, whose output stops the server.
-        renditionRTSP.keys.sorted { ($0.width, $0.height) < ($1.width, $1.height) }.compactMap { renditionRTSP[$0] }
-            + [rtsp as (any Output)?, webrtc].compactMap { $0 }
-    }
     private(set) var loop: FrameLoop?
     /// The one owner of what runs: every change to the topology is made on this queue, one at a time.
     let owner = DispatchQueue(label: "pipcompose.topology")
     /// What runs now, published whole by `owner`; nil before start and after stop.
     let running = Latest<RunningGraph?>(nil)
-    /// Every output that ran, in the order they started (those that ended too): status and the summary.
-    var ran: [PipelineOutput] = []
+    /// What ended: outputs that ran, encoders' drops, the live encoder's last figures.
+    let tally = RunTally()
     private var dropWatch: DispatchSourceTimer?
-    /// Frames the live encoder produced, kept after it is gone for the end-of-run summary.
-    var finalEncoded: UInt64 = 0
-    var finalDelayHeld: LatencySummary?
-    /// Frames dropped at encoders that have stopped (fixed encoders after a resize back, all at the end).
-    var retiredEncoderDrops: UInt64 = 0
     /// When each pending resize was asked for, to time it to the first encoded frame of the new size.
-    private var resizeRequested: [PixelSize: Date] = [:]
+    private var resizeAsked: [PixelSize: Date] = [:]
+    /// Fixed-size encoders made when a resize was asked for, for the frame that applies it.
+    let readyEncoders = ReadyEncoders()
     let started = Date()
 
     public init(options: LiveOptions, log: @escaping @Sendable (String) -> Void) {
@@ -84,166 +63,63 @@ public final class LiveSession: @unchecked Sendable {
         playback = Playback(timeline: scene.timeline)
     }
 
-    /// The ids of the outputs that run now (recordings, pushes, pipelines; not the RTSP server).
+    /// The ids of the outputs that run now (recordings, pushes, pipelines; not the servers).
     public var outputIDs: [String] {
         if let g = running.value { return g.topology.outputs.map(\.id) }
         return prepared.map(\.id)
     }
+
+    /// The RTSP server's address, when the run serves RTSP.
+    public var rtspURL: String? { servers.first(RTSPOutput.self)?.url }
 
     /// Builds every pipeline's text and checks what can be checked without starting. Returns the text of
     /// each pipeline by name, which is what `--dump-pipeline` prints.
     @discardableResult
     public func prepare() throws -> [(String, String)] {
         Gst.initialize()
-        encoderKind = try options.encoder.resolved(warn: { log("warning: \($0)") })
-        let template = try PipelineTemplate.load("encode-\(encoderKind == .x264 ? "x264" : encoderKind.rawValue)")
-        encoderTemplate = template
         var dump: [(String, String)] = []
-        dump.append(("encoder", try template.render(options.encoder.values(for: encoderKind, liveSize: options.size,
-                                                                                fixed: nil, fps: options.fps))))
-        if !options.audio.isSilent {
-            // AAC for files, pushes and RTSP; Opus too for MKV when asked and for browsers (WebRTC, RTP pushes).
-            var codecs: Set<AudioCodec> = [.aac, options.mkvAudioCodec]
-            if options.webrtc != nil || options.rtpPushes.contains(where: { $0.audioPort != nil }) { codecs.insert(.opus) }
-            for codec in codecs.sorted(by: { $0.rawValue < $1.rawValue }) {
-                let t = try PipelineTemplate.load(codec.templateName)
-                audioTemplates[codec] = t
-                dump.append(("audio-\(codec)", try t.render(["bitrate": "128000"])))
-            }
-        }
-        if case .music(let source) = options.audio {
-            musicFiles = try Playlist.load(source, warn: { [log] in log("warning: \($0)") })
-            let t = try PipelineTemplate.load("decode-audio")
-            musicTemplate = t
-            dump.append(("music", try t.render(["uri": "\"\(PipelineTemplate.quoted(musicFiles[0].uri))\""])))
-        }
-        var outputs: [PipelineOutput] = []
-        for (i, spec) in options.outputs.enumerated() {
-            switch spec {
-            case .rtsp(let endpoint):
-                guard rtsp == nil else { throw OutputSpec.Invalid(description: "only one --rtsp endpoint per process") }
-                let out = try makeRTSPOutput(endpoint)
-                rtsp = out
-                dump.append(("rtsp \(endpoint.url)", out.mediaLaunch))
-                // Each rendition at its own path of the same server.
-                for r in options.renditions {
-                    renditionRTSP[r.size] = try RTSPOutput(rendition: r.size, of: out, template: try PipelineTemplate.load("rtsp-media"))
-                }
-            default:
-                let out = try makePipelineOutput(spec, index: i, location: nil, rendition: options.outputRenditions[i])
-                guard !outputs.contains(where: { $0.id == out.id }) else {
-                    throw OutputSpec.Invalid(description: "\(out.id) is given twice")
-                }
-                if let clash = outputs.first(where: { spec.sharesRTPPort(with: $0.spec) }) {
-                    throw OutputSpec.Invalid(description: "\(out.id) sends to a port \(clash.id) sends to too; its "
-                                             + "receiver would mix the two streams: give each push its own ports")
-                }
-                dump.append((out.id, try out.prepare()))
-                outputs.append(out)
-            }
-        }
-        if let hls = options.hls {
-            // One rung per picture: the main one, then each rendition from the largest down.
-            let sizes: [PixelSize?] = [nil] + options.renditions.map(\.size).sorted { $0.width * $0.height > $1.width * $1.height }
-            var rungs: [HLSMaster.Rung] = []
-            for size in sizes {
-                let name = HLSSettings.rung(size)
-                try FileManager.default.createDirectory(atPath: hls.folder + "/" + name, withIntermediateDirectories: true)
-                let out = try makePipelineOutput(.hls(folder: hls.folder, rung: name), index: outputs.count, location: nil,
-                                                 rendition: size)
-                dump.append((out.id, try out.prepare()))
-                outputs.append(out)
-                let kbps = size.map { s in options.encoder.bitrate(forRendition: options.renditions.first { $0.size == s }!,
-                                                                  fps: options.fps) }
-                    ?? options.encoder.bitrate(for: options.size, fps: options.fps)
-                rungs.append(HLSMaster.Rung(name: name, output: out, size: size ?? options.size, kbps: kbps))
-            }
-            hlsMaster = HLSMaster(folder: hls.folder, rungs: rungs, fps: options.fps,
-                                  audioKbps: options.audio.isSilent ? nil : 128, log: log)
-        }
-        if let settings = options.webrtc {
-            let fan = try PipelineTemplate.load("webrtc"), viewer = try PipelineTemplate.load("webrtc-viewer")
-            // VP8 for browsers without H.264, when vp8enc and avdec_h264 are installed.
-            var vp8: (branch: PipelineTemplate, viewer: PipelineTemplate, values: [String: String])?
-            if Gst.hasElement("vp8enc") && Gst.hasElement("avdec_h264") {
-                let values = ["bitrate_bps": String(options.encoder.bitrate(for: options.size, fps: options.fps) * 1000),
-                              "keyint": String(options.encoder.keyInterval > 0 ? options.encoder.keyInterval : options.fps * 2)]
-                vp8 = (try PipelineTemplate.load("webrtc-vp8"), try PipelineTemplate.load("webrtc-viewer-vp8"), values)
-            } else {
-                log("warning: vp8enc or avdec_h264 is missing: WebRTC viewers without H.264 will be refused")
-            }
-            let events = self.events
-            webrtc = try WebRTCOutput(template: fan, viewerTemplate: viewer, vp8: vp8, audio: !options.audio.isSilent,
-                                      addresses: settings.addresses,
-                                      maxViewers: settings.maxViewers, connectTimeout: settings.connectTimeout,
-                                      frameClockBase: { [weak self] in self?.loop?.clock.baseTime },
-                                      onEvent: { events.publish($0) })
-            browserRenditions = BrowserRenditions(limit: settings.maxRenditions)
-            dump.append(("webrtc", try WebRTCOutput.launch(template: fan, vp8: vp8, audio: !options.audio.isSilent)))
-            dump.append(("webrtc viewer", try viewer.render(["pt": "PT"])))
-            if let vp8 { dump.append(("webrtc viewer (VP8)", try vp8.viewer.render(["pt": "PT"]))) }
-        }
-        prepared = outputs
+        plan = try EncodingPlan.make(options, dump: &dump, warn: { [log] in log("warning: \($0)") })
+        prepared = try makeOutputs(dump: &dump)
+        try makeLadder(adding: &prepared, dump: &dump)
+        try makeWebRTC(dump: &dump)
         return dump
     }
 
-    /// An encoder for frames of `liveSize` (what the render size is, or becomes at a resize), letterboxed into
-    /// `fixed` when given; `settings` other than the run's for a rendition's own bitrate.
-    func makeEncoder(fixed: PixelSize?, liveSize: PixelSize, rawCaps: String, settings: EncoderSettings? = nil) throws -> Encoder {
-        let e = try Encoder(template: encoderTemplate!, settings: settings ?? options.encoder, kind: encoderKind,
-                            liveSize: liveSize, fixedSize: fixed, fps: options.fps, rawCaps: rawCaps,
-                            onError: { [log] e in log("encoder \(fixed.map { "\($0)" } ?? "live"): \(e)") })
-        e.delay(by: options.injectDelayMs, fps: options.fps)
-        return e
-    }
-
-    /// Each rendition's picture, handed to the frame loop, and its encoder, at its own bitrate (the size's default
-    /// without one).
-    private func makeRenditions(_ loop: FrameLoop) throws -> [PixelSize: Encoder] {
-        var encoders: [PixelSize: Encoder] = [:]
-        var pictures: [RenditionPicture] = []
-        var scene = options.scene
-        scene.fps = options.fps
+    /// Starts serving, recording and pushing, then the frame loop. A step that fails takes down what the steps
+    /// before it started, and is thrown.
+    public func start() throws {
+        if plan.encoder == nil { try prepare() }
+        var rollback = Rollback()
+        let loop: FrameLoop
         do {
-            for r in options.renditions {
-                let picture = try RenditionPicture(scene: scene, size: r.size, fps: options.fps, warn: { _ in })
-                picture.share(renderer)
-                // Drawn once now, as the main picture is: its first live frame, when a viewer asks, is not late.
-                picture.warmUp()
-                var settings = options.encoder
-                // Its own bitrate, or its size's default (not the main picture's --bitrate).
-                settings.bitrate = r.bitrateKbps ?? 0
-                encoders[r.size] = try makeEncoder(fixed: nil, liveSize: r.size, rawCaps: picture.caps, settings: settings)
-                pictures.append(picture)
+            try servers.open()
+            rollback.add { [servers] in servers.close(timeout: 2) }
+            loop = try makeFrameLoop()
+            try startSound(on: loop)
+            rollback.add { [self] in
+                audio?.finish(at: 0, timeout: 2)
+                inputs.stop()
             }
+            let (live, renditions) = try makeEncoders(for: loop)
+            rollback.add { for e in [live] + Array(renditions.values) { e.finish(timeout: 2) } }
+            servers.serve(from: ServingSources(main: live, renditions: renditions,
+                                               frameClockBase: { [weak loop] in loop?.clock.baseTime }))
+            followBrowserWindows()
+            try openOutputs(live: live, renditions: renditions)
         } catch {
-            for e in encoders.values { e.finish(timeout: 2) }
+            rollback.run()
             throw error
         }
-        loop.renditions = pictures
-        let running = self.running
-        // Drawn while an output carries it or a viewer asked for its RTSP path.
-        let served = renditionRTSP
-        let webrtc = self.webrtc, browser = browserRenditions
-        loop.renditionEncoders = {
-            guard let graph = running.value else { return [:] }
-            var wanted = graph.watched
-            for (size, out) in served where out.isWanted { wanted[size] = graph.renditions[size] }
-            // And those browsers see, or wait for a key frame of.
-            if let webrtc {
-                for size in webrtc.watchedRenditions { wanted[size] = graph.renditions[size] ?? browser?.encoders[size] }
-            }
-            return wanted
-        }
-        return encoders
+        startInputs()
+        warmUp()
+        loop.start()
+        servers.ladder?.start()
+        watchDrops()
     }
 
-    /// Starts serving, recording and pushing, then the frame loop.
-    public func start() throws {
-        if encoderTemplate == nil { try prepare() }
-        // The servers first: a port in use stops us before any file is created.
-        for server in servers { try server.open() }
-        let running = self.running
+    /// The frame loop, not yet ticking: it draws while someone takes the main picture or a rendition.
+    private func makeFrameLoop() throws -> FrameLoop {
+        let running = self.running, servers = self.servers
         let loop = try FrameLoop(renderer: renderer, fps: options.fps, duration: options.duration, playback: playback,
                                  encoders: { running.value?.encoders ?? [] },
                                  willResize: { [weak self] size, caps, time in
@@ -255,50 +131,59 @@ public final class LiveSession: @unchecked Sendable {
         loop.onFirstFrame = { events.publish(.firstFrame) }
         loop.renderTimer = metrics.renderTime
         loop.dropPattern = options.injectDrops
-        let rtsp = self.rtsp, webrtc = self.webrtc
-        loop.viewers = { (rtsp?.viewers ?? 0) + (webrtc?.viewerCount ?? 0) }
-        // What nobody takes costs nothing: the main picture is drawn and encoded while an output carries it, an RTSP
-        // viewer plays it (or has just asked for it), or a browser watches.
-        let graph = self.running
+        loop.viewers = { servers.viewerCount }
+        // What nobody takes costs nothing: the main picture is drawn and encoded while an output carries it, or a
+        // server's viewer watches it (or has just asked for it).
         loop.mainWanted = {
-            if rtsp?.isWanted == true || webrtc?.watchesMain == true { return true }
-            guard let g = graph.value else { return true }
+            if servers.wantsMain { return true }
+            guard let g = running.value else { return true }
             return g.topology.outputs.contains { $0.rendition == nil }
         }
-        if !audioTemplates.isEmpty {
-            if let musicTemplate {
-                let card = MusicCard(session: self, files: musicFiles, log: log)
-                let player = MusicPlayer(files: musicFiles, template: musicTemplate, warn: { [log] in log("warning: \($0)") },
-                                         onTrack: { [weak card] in card?.trackStarted($0) })
-                musicCard = card
-                music = player
-                player.start()
-            }
-            let track: AudioTrack
-            do {
-                track = try AudioTrack(choice: options.audio, offsetMilliseconds: options.injectAVOffsetMs,
-                                       templates: audioTemplates, music: music, warn: { [log] in log("warning: \($0)") },
-                                       onError: { [log] e in log("audio: \(e)") })
-            } catch {
-                stopMusic()
-                throw error
-            }
-            track.delay(by: options.injectDelayMs)
-            audio = track
-            loop.afterFrame = { [weak track] time in track?.advance(to: time) }
-            for out in servers + prepared as [any Output] { out.hear(track) }
+        return loop
+    }
+
+    /// The sound (`--audio`): the music heard (a file, a playlist) and the audio track, drawn on the frame clock,
+    /// that every output and server hears.
+    private func startSound(on loop: FrameLoop) throws {
+        guard !plan.audio.isEmpty else { return }
+        var music: MusicPlayer?
+        if let source = plan.music {
+            let card = MusicCard(session: self, files: source.files, log: log)
+            let player = MusicPlayer(files: source.files, template: source.template, warn: { [log] in log("warning: \($0)") },
+                                     onTrack: { [weak card] in card?.trackStarted($0) })
+            inputs.start([MusicInput(player: player, card: card)])
+            music = player
         }
+        let track: AudioTrack
+        do {
+            track = try AudioTrack(choice: options.audio, offsetMilliseconds: options.injectAVOffsetMs,
+                                   templates: plan.audio, music: music, warn: { [log] in log("warning: \($0)") },
+                                   onError: { [log] e in log("audio: \(e)") })
+        } catch {
+            inputs.stop()
+            throw error
+        }
+        track.delay(by: options.injectDelayMs)
+        audio = track
+        loop.afterFrame = { [weak track] time in track?.advance(to: time) }
+        for out in servers.all + prepared as [any Output] { out.hear(track) }
+    }
+
+    /// The live encoder (it follows the render size) and one per rendition.
+    private func makeEncoders(for loop: FrameLoop) throws -> (live: Encoder, renditions: [PixelSize: Encoder]) {
         let live = try makeEncoder(fixed: nil, liveSize: renderer.size, rawCaps: loop.rawCaps)
         live.onNewSize = { [weak self] size in self?.encodedNewSize(size) }
-        let renditions = try makeRenditions(loop)
-        for out in [rtsp].compactMap({ $0 }) + Array(renditionRTSP.values) {
-            out.frameClockBase = { [weak loop] in loop?.clock.baseTime }
+        do {
+            return (live, try makeRenditions(loop))
+        } catch {
+            live.finish(timeout: 2)
+            throw error
         }
-        for server in [rtsp as (any Output)?, webrtc].compactMap({ $0 }) { server.feed(from: live) }
-        for (size, out) in renditionRTSP { if let e = renditions[size] { out.feed(from: e) } }
-        // Browsers may see every rendition; more are made for their windows, and dropped when none sees them.
-        for (size, e) in renditions { webrtc?.offer(size, from: e) }
-        webrtc?.onPictureUnused = { [weak self] size in self?.dropBrowserRendition(size) }
+    }
+
+    /// The recordings, pushes and pipelines asked for at start: into the topology, fed, opened; then the running
+    /// graph is published. One that cannot open ends them all and is thrown.
+    private func openOutputs(live: Encoder, renditions: [PixelSize: Encoder]) throws {
         try owner.sync {
             var topology = Topology(size: renderer.size)
             var outputs: [String: PipelineOutput] = [:]
@@ -312,40 +197,39 @@ public final class LiveSession: @unchecked Sendable {
                 }
             } catch {
                 for out in prepared { out.finish(timeout: 2) }
-                live.finish(timeout: 2)
-                for e in renditions.values { e.finish(timeout: 2) }
-                audio?.finish(at: 0, timeout: 2)
-                stopMusic()
-                for server in servers { _ = server.finish(timeout: 2) }
                 throw error
             }
-            lock.withLock { ran = prepared }
+            tally.started(prepared)
             running.value = RunningGraph(topology: topology, live: live, renditions: renditions, outputs: outputs)
         }
-        startVideoInputs()
-        startPages()
-        // Draw one frame before the clock starts: fonts, glyph caches and artwork are loaded now, not on the
-        // first live frame, which would otherwise be late.
+    }
+
+    /// The inputs of the scene's video layers and web pages, each failing and retrying alone.
+    private func startInputs() {
+        let events = self.events, log = self.log
+        let context = InputContext(scene: options.scene, picture: renderer.size, web: options.web,
+                                   pageState: { [weak self] size in self?.pageState(size) ?? "{}" },
+                                   onEvent: { events.publish($0) }, warn: { log("warning: \($0)") })
+        inputs.start(WidgetFactory.liveInputs(of: renderer, context: context))
+    }
+
+    /// Draws one frame before the clock starts: fonts, glyph caches and artwork are loaded now, not on the first
+    /// live frame, which would otherwise be late.
+    private func warmUp() {
         _ = try? renderer.snapshot(at: FrameTime(frame: 0, media: 0, wall: Date()))
         renderer.invalidate()
-        loop.start()
-        hlsMaster?.start()
-        watchDrops()
     }
 
     public func requestResize(_ size: PixelSize) {
-        lock.withLock { resizeRequested[size] = Date() }
+        lock.withLock { resizeAsked[size] = Date() }
+        prepareResize(to: size)
         loop?.requestResize(size)
-        // Web pages are told their coming size now, not at the frame that applies it: they re-lay meanwhile.
-        let pages = self.pages
-        guard !pages.isEmpty else { return }
-        let sizes = WebWidget.pageSizes(of: options.scene, at: size)
-        for page in pages { if let s = sizes[page.id] { page.frames.expect(s) } }
+        inputs.willResize(to: size, scene: options.scene)
     }
 
     /// The live encoder produced its first frame of `size`: report how long that took from the request.
     private func encodedNewSize(_ size: PixelSize) {
-        guard let asked = lock.withLock({ resizeRequested.removeValue(forKey: size) }) else { return }
+        guard let asked = lock.withLock({ resizeAsked.removeValue(forKey: size) }) else { return }
         let ms = Date().timeIntervalSince(asked) * 1000
         events.publish(.resizeEncoded(size, latencyMs: ms))
     }
@@ -364,8 +248,7 @@ public final class LiveSession: @unchecked Sendable {
             defer { running.value = nil }
             return running.value
         }) else {
-            for server in servers { _ = server.finish(timeout: 2) }
-            hlsMaster?.stop()
+            servers.finish(timeout: 2)
             return true
         }
         var ok = true
@@ -375,33 +258,17 @@ public final class LiveSession: @unchecked Sendable {
             let end = loop.clock.time(ofFrame: loop.stats.frame + 1)
             ok = audio.finish(at: end) && ok
         }
-        stopMusic()
-        for input in videoInputs { input.stop() }
-        stopPages()
+        inputs.stop()
         for e in encoders { ok = e.finish() && ok }
         // Renditions made for browsers' windows: nobody records them, drained for the count.
         for e in browserRenditions?.encoders.values.map({ $0 }) ?? [] { _ = e.finish(timeout: 2) }
-        let outs = lock.withLock {
-            finalEncoded = graph.live.encodedFrames
-            finalDelayHeld = graph.live.delayHeld
-            retiredEncoderDrops += encoders.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped }
-            return ran
-        }
+        discardReadyEncoders()
+        tally.ended(live: graph.live, encoders: encoders)
+        let outs = tally.ran
         // Every encoder is drained: frames an output held for a switch that will not complete go out now.
         for out in outs { for e in encoders { out.sourceEnded(e) } }
-        for out in outs {
-            // Files must be finalized; a push only says goodbye to its server, which may be slow or gone. An output
-            // that fails now has said so and is closed at once: only one that runs out of time fails the run.
-            if case .push = out.spec {
-                if out.finish(timeout: 3) == .timedOut {
-                    log("\(out.id): the server did not acknowledge the end of stream")
-                }
-            } else if out.finish() == .timedOut {
-                ok = false
-            }
-        }
-        for server in servers { _ = server.finish(timeout: 3) }
-        hlsMaster?.stop()
+        for out in outs { ok = out.finishAsRunEnds() && ok }
+        servers.finish(timeout: 3)
         return ok
     }
 
@@ -426,26 +293,11 @@ public final class LiveSession: @unchecked Sendable {
 
     /// Frames waiting before the live encoder now.
     public var encoderQueue: Int { running.value?.live.input.queued ?? 0 }
+}
 
-    /// One input per video layer, each failing and retrying alone; their events go to the event stream.
-    private func startVideoInputs() {
-        let layers = renderer.scene.widgets.compactMap { renderer.widget(id: $0.id) as? VideoWidget }
-        guard !layers.isEmpty else { return }
-        let template: PipelineTemplate
-        do { template = try PipelineTemplate.load("video-input") } catch {
-            log("warning: video layers show no signal: \(error)")
-            return
-        }
-        let events = self.events
-        videoInputs = layers.map { w in
-            VideoInput(id: w.id, source: w.config.source, loops: w.config.loop, fit: w.config.fit, i420: w.isPlate,
-                       slot: w.slot, template: template, onEvent: { events.publish($0) })
-        }
-        for input in videoInputs { input.start() }
-    }
-
-    private func stopMusic() {
-        music?.stop()
-        musicCard?.stop()
-    }
+/// What to take down, last first, when a later step of a start fails.
+struct Rollback {
+    private var steps: [() -> Void] = []
+    mutating func add(_ step: @escaping () -> Void) { steps.append(step) }
+    func run() { for step in steps.reversed() { step() } }
 }

@@ -35,7 +35,7 @@ public final class SoakRunner: @unchecked Sendable {
                 try session.start()
             }
             for j in 0..<config.viewers {
-                let url = config.viewersOnly ? config.viewersOf[j % config.viewersOf.count] : sessions[j % sessions.count].rtsp!.url
+                let url = config.viewersOnly ? config.viewersOf[j % config.viewersOf.count] : sessions[j % sessions.count].rtspURL!
                 let scene = config.viewersOnly ? config.reference : try config.scene(j % sessions.count)
                 let probe = try Probe(url: url, transport: config.transport, sound: config.av, keepSeconds: 4,
                                       reference: scene.map { ReferencePicture(scene: $0) },
@@ -215,7 +215,7 @@ public final class SoakRunner: @unchecked Sendable {
                           transport: config.transport.rawValue),
             totals: totals,
             streams: sessions.enumerated().map { i, s in
-                .init(url: s.rtsp?.url ?? "", frames: streamStatus[i].frame + 1, dropped: streamStatus[i].dropped,
+                .init(url: s.rtspURL ?? "", frames: streamStatus[i].frame + 1, dropped: streamStatus[i].dropped,
                       viewers: (0..<config.viewers).filter { $0 % config.streams == i }.count)
             },
             viewers: probes.enumerated().map { j, p in

@@ -26,7 +26,7 @@ public final class VideoInput: @unchecked Sendable {
     private var pipeline: Pipeline?
     private var sink: AppSink?
     private var generation = 0
-    private var retryDelay = 1.0
+    private var backoff = Backoff(first: 1, limit: VideoInput.maxRetryDelay)
     private let lock = NSLock()
     private var _state = State.connecting
     private var _received: UInt64 = 0
@@ -125,7 +125,7 @@ public final class VideoInput: @unchecked Sendable {
             guard let self, state != .stopped else { return }
             teardown()
             generation += 1
-            retryDelay = 1
+            backoff.reset()
             lock.withLock {
                 _source = newSource
                 _state = .connecting
@@ -224,7 +224,7 @@ public final class VideoInput: @unchecked Sendable {
     private func cameBack(generation g: Int) {
         guard g == generation else { return }
         let restarts = lock.withLock { _restarts }
-        retryDelay = 1
+        backoff.reset()
         if restarts > 0 { onEvent(.inputBack(id: id, source: source.description, restarts: restarts)) }
         else { onEvent(.inputStarted(id: id, source: source.description)) }
     }
@@ -241,8 +241,7 @@ public final class VideoInput: @unchecked Sendable {
         let reason = Self.explained(error?.message ?? "the stream ended", source: source)
         teardown()
         slot.lose()
-        let delay = retryDelay
-        retryDelay = min(Self.maxRetryDelay, retryDelay * 2)
+        let delay = backoff.failed()
         lock.withLock {
             _state = .lost
             _lastError = reason
@@ -283,5 +282,21 @@ public final class VideoInput: @unchecked Sendable {
             generation += 1
             teardown()
         }
+    }
+}
+
+extension VideoInput: SessionInput {
+    func report(into status: inout LiveSession.Status) {
+        let c = slot.counts
+        status.inputs.append(StatusPayload.Input(
+            id: id, source: source.description, state: state.rawValue, received: received, shown: c.shown,
+            repeated: c.repeated, skipped: c.skipped, delayMs: c.delayMs, restarts: restarts, lastError: lastError,
+            fps: (fps * 10).rounded() / 10, inputSize: inputSize?.description))
+    }
+
+    /// A new source for its layer: the input starts over with it (the old picture stays until then).
+    func widgetChanged(id: String, _ change: any WidgetChange) {
+        guard id == self.id, let video = change as? VideoConfig.Change, let source = video.source else { return }
+        self.change(to: source)
     }
 }

@@ -17,6 +17,10 @@ import Foundation
 ///
 /// `@unchecked Sendable`: the state below is owned by `queue`; `frames` is thread-safe; the reader threads only
 /// touch `frames` and post to `queue`.
+///
+/// One concern in one file, longer than 420 lines on purpose: the watchdog, the restarts and the renewal read and
+/// write the same launch state (generation, slot, process, memory), owned by one queue, and a renewal is a restart
+/// that keeps the old launch until the new one has drawn; split apart, every field would lose its `private`.
 final class PageProcess: @unchecked Sendable {
     enum State: String, Sendable { case starting, playing, failed, stopped }
 
@@ -76,7 +80,7 @@ final class PageProcess: @unchecked Sendable {
     private var startedAt = Date()
     private var lastAnswer: Date?
     private var retryAt: Date?
-    private var retryDelay = 1.0
+    private var backoff = Backoff(first: 1, limit: 30)
     private var restarts = 0
     private var failedBefore = false
     private var framesIn: UInt64 = 0
@@ -400,7 +404,7 @@ final class PageProcess: @unchecked Sendable {
                 failedBefore = false
                 onEvent(.widgetRecovered(id: id, restarts: restarts))
             }
-            retryDelay = 1
+            backoff.reset()
         }
     }
 
@@ -437,8 +441,7 @@ final class PageProcess: @unchecked Sendable {
         lastError = reason
         restarts += 1
         failedBefore = true
-        let delay = retryDelay
-        retryDelay = min(retryDelay * 2, 30)
+        let delay = backoff.failed()
         retryAt = Date().addingTimeInterval(delay)
         for (_, done) in calls { done(.failed("the page failed: \(reason)")) }
         calls = [:]

@@ -60,3 +60,20 @@ final class PageSet: @unchecked Sendable {
         server.stop()
     }
 }
+
+extension PageSet: SessionInput {
+    func report(into status: inout LiveSession.Status) {
+        status.web += pages.map(\.status).map {
+            StatusPayload.Web(id: $0.id, state: $0.state.rawValue, frames: $0.frames, restarts: $0.restarts,
+                              memoryMiB: $0.memoryBytes >> 20, lastError: $0.lastError, size: $0.size?.description,
+                              webkitFrames: $0.webkitFrames, renewals: $0.renewals)
+        }
+    }
+
+    /// Pages are told their coming size when a resize is asked for, not at the frame that applies it: they re-lay
+    /// meanwhile.
+    func willResize(to size: PixelSize, scene: Scene) {
+        let sizes = WebWidget.pageSizes(of: scene, at: size)
+        for page in pages { if let s = sizes[page.id] { page.frames.expect(s) } }
+    }
+}

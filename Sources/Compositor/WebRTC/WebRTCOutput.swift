@@ -17,6 +17,9 @@ import Foundation
 ///
 /// `@unchecked Sendable`: viewers and counters are behind `lock`; GStreamer work on viewers runs on `queue`;
 /// `source` and `frameClockBase` are set once before the first frame.
+///
+/// One concern in one file, longer than 420 lines on purpose: joining, switching pictures, delivering and leaving
+/// all change the one viewer table and its bins on the one fan-out pipeline, under one lock and one queue.
 public final class WebRTCOutput: @unchecked Sendable {
     public struct Counts: Sendable, Equatable {
         public var joined = 0
@@ -570,5 +573,21 @@ extension WebRTCOutput: Output {
     public func finish(timeout: TimeInterval) -> OutputEnding {
         stop()
         return .finalized
+    }
+}
+
+extension WebRTCOutput: ViewerOutput {
+    public var wantsMain: Bool { watchesMain }
+    public var wantedRenditions: Set<PixelSize> { watchedRenditions }
+
+    /// The main picture, and every rendition offered to the browsers (more are made for their windows later).
+    public func serve(from sources: ServingSources) {
+        feed(from: sources.main)
+        for (size, e) in sources.renditions { offer(size, from: e) }
+    }
+
+    public func report(into status: inout LiveSession.Status) {
+        status.webrtc = .init(viewers: viewerCount, connected: connectedCount, vp8: vp8Count, max: maxViewers, totals: totals)
+        status.webrtcViewers = viewerStates
     }
 }

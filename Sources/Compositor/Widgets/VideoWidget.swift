@@ -197,3 +197,32 @@ extension VideoConfig: WidgetMaking {
         VideoWidget(id: id, style: style, config: self, warn: warn)
     }
 }
+
+extension VideoWidget: InputWidget {
+    /// One input per layer, each failing and retrying alone.
+    static func liveInputs(for widgets: [VideoWidget], context: InputContext) -> [any SessionInput] {
+        let template: PipelineTemplate
+        do { template = try PipelineTemplate.load("video-input") } catch {
+            context.warn("video layers show no signal: \(error)")
+            return []
+        }
+        return widgets.map { w in
+            VideoInput(id: w.id, source: w.config.source, loops: w.config.loop, fit: w.config.fit, i420: w.isPlate,
+                       slot: w.slot, template: template, onEvent: context.onEvent)
+        }
+    }
+
+    /// Each layer shows its source's picture at this scene time (files) or its first picture (live).
+    static func still(for widgets: [VideoWidget], at: Double, context: InputContext) throws -> (any SessionInput)? {
+        for layer in widgets {
+            do { try VideoStill.grab(into: layer, at: at) } catch {
+                context.warn("video '\(layer.id)': no picture (\(error)); drawing its placeholder")
+            }
+        }
+        return nil
+    }
+
+    func follow(leaderIn main: Renderer) {
+        if let leader = main.widget(id: id) as? VideoWidget { follow(leader) }
+    }
+}

@@ -90,3 +90,34 @@ extension WebConfig: WidgetMaking {
         WebWidget(id: id, style: style, config: self)
     }
 }
+
+extension WebWidget: InputWidget {
+    /// One page per widget, served from one page server, as one input.
+    static func liveInputs(for widgets: [WebWidget], context: InputContext) -> [any SessionInput] {
+        do {
+            return try pages(for: widgets, context: context).map { [$0] } ?? []
+        } catch {
+            context.warn("web widgets show nothing: their pages cannot be served: \(error)")
+            return []
+        }
+    }
+
+    /// Each page shows once it has loaded and drawn (or its widget its background, after `web.loadTimeout`).
+    static func still(for widgets: [WebWidget], at: Double, context: InputContext) throws -> (any SessionInput)? {
+        guard let pages = try pages(for: widgets, context: context) else { return nil }
+        pages.start()
+        for page in pages.pages where !page.waitUntilDrawn(timeout: context.web.loadTimeout) {
+            context.warn("web '\(page.id)': no picture within \(Int(context.web.loadTimeout)) s; drawing its background")
+        }
+        return pages
+    }
+
+    private static func pages(for widgets: [WebWidget], context: InputContext) throws -> PageSet? {
+        try PageSet(widgets: widgets, folder: context.scene.folder, fps: context.scene.fps, picture: context.picture,
+                    settings: context.web, state: context.pageState, onEvent: context.onEvent)
+    }
+
+    func follow(leaderIn main: Renderer) {
+        if let leader = main.widget(id: id) as? WebWidget { follow(leader) }
+    }
+}

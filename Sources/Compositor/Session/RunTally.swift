@@ -1,0 +1,36 @@
+import Foundation
+
+/// What a run keeps of outputs and encoders that ended, for status and the end-of-run summary: every output that
+/// ran (in the order they started), the frames dropped at encoders that have stopped, and the live encoder's last
+/// figures once it is gone.
+///
+/// `@unchecked Sendable`: every field is behind `lock`, held only to copy or add.
+final class RunTally: @unchecked Sendable {
+    struct Snapshot {
+        var ran: [PipelineOutput] = []
+        /// Frames dropped at encoders that have stopped (fixed encoders after a resize back, all at the end).
+        var retiredDrops: UInt64 = 0
+        /// Frames the live encoder produced, and how long `--inject-delay-ms` held them, once it is gone.
+        var finalEncoded: UInt64 = 0
+        var finalDelayHeld: LatencySummary?
+    }
+
+    private let lock = NSLock()
+    private var kept = Snapshot()
+
+    var snapshot: Snapshot { lock.withLock { kept } }
+    var ran: [PipelineOutput] { lock.withLock { kept.ran } }
+
+    func started(_ outputs: [PipelineOutput]) { lock.withLock { kept.ran += outputs } }
+
+    func retired(_ e: Encoder) { lock.withLock { kept.retiredDrops += e.droppedFrames + e.delayDropped } }
+
+    /// The run ends: the live encoder's last figures, and the drops of every encoder drained.
+    func ended(live: Encoder, encoders: [Encoder]) {
+        lock.withLock {
+            kept.finalEncoded = live.encodedFrames
+            kept.finalDelayHeld = live.delayHeld
+            kept.retiredDrops += encoders.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped }
+        }
+    }
+}
