@@ -49,11 +49,14 @@ let package = Package(
             name: "CKernels",
             cSettings: [.unsafeFlags(["-O2"])]
         ),
+        // Process and thread calls Swift's Glibc module does not offer: a child in a session of its own, pipe2,
+        // thread names.
+        .target(name: "CProcess"),
         .target(
             name: "Compositor",
             dependencies: [
                 .product(name: "CompositorCore", package: "Core"),
-                "CGst", "CPango", "CRsvg", "CKernels", "CGio",
+                "CGst", "CPango", "CRsvg", "CKernels", "CProcess", "CGio",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
