@@ -1,7 +1,7 @@
 // Pixel kernels in C, for two things Swift cannot do: pick an instruction set per function at run time (AVX2
 // where the CPU has it, SSE2 otherwise), and stay optimized in a debug build (Swift's SIMD types at -Onone cost
 // 358 ns a pixel, 57 ms for the changed part of a 720p frame; this target is always built with -O2). And the memory
-// their planes live in. Process and thread calls are CProcess's.
+// their planes live in. Nothing else: process and thread calls are CProcess's, WebKit's view is CWpeView's.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -39,7 +39,3 @@ void *ck_alloc_planes(size_t bytes);
 /// 1 when every pixel of premultiplied BGRA (little-endian: alpha in each word's top byte) is opaque: a web page's
 /// picture that covers its box is then copied into the frame instead of blended over it.
 int ck_bgra_opaque(const uint8_t *bgra, size_t pixels);
-
-/// How many times wpesrc took a new frame from WebKit's view in this process (wpe_frames.c); 0 until the first, and
-/// always 0 where the count cannot be made (then nothing can be told from it).
-unsigned long ck_wpe_frames_handed(void);
