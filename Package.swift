@@ -49,11 +49,20 @@ let package = Package(
             name: "CKernels",
             cSettings: [.unsafeFlags(["-O2"])]
         ),
+        // Process and thread calls Swift's Glibc module does not offer: a child in a session of its own, pipe2,
+        // thread names.
+        .target(name: "CProcess"),
+        // WebKit's view inside wpevideosrc (its size and address) and the count of frames wpesrc takes from it. GLib's
+        // headers come with CGst (SwiftPM passes a system library's pkg-config flags to the targets that depend on it).
+        .target(
+            name: "CWpeView",
+            dependencies: ["CGst"]
+        ),
         .target(
             name: "Compositor",
             dependencies: [
                 .product(name: "CompositorCore", package: "Core"),
-                "CGst", "CPango", "CRsvg", "CKernels", "CGio",
+                "CGst", "CPango", "CRsvg", "CKernels", "CProcess", "CWpeView", "CGio",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -68,7 +77,7 @@ let package = Package(
                 "Compositor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            // A web page's process counts the frames wpesrc takes from WebKit (Sources/CKernels/wpe_frames.c): the
+            // A web page's process counts the frames wpesrc takes from WebKit (Sources/CWpeView/wpe_frames.c): the
             // plugin's call binds to the executable's function only when the executable exports it.
             linkerSettings: [.unsafeFlags([
                 "-Xlinker", "--export-dynamic-symbol=wpe_view_backend_exportable_fdo_dispatch_frame_complete",

@@ -1,9 +1,5 @@
-#define _GNU_SOURCE
 #include "ckernels.h"
-#include <pthread.h>
 #include <string.h>
-
-void ck_name_this_thread(const char *name) { pthread_setname_np(pthread_self(), name); }
 
 typedef uint32_t u32x8 __attribute__((vector_size(32)));
 typedef int32_t i32x8 __attribute__((vector_size(32)));

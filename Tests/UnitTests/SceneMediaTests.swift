@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 @testable import Compositor
 
-/// What only the media checks tell about a scene: a font fontconfig lacks, examples that draw without a warning.
+/// What only the media checks tell about a scene: a font fontconfig lacks, a host that does not resolve, examples
+/// that draw without a warning.
 @Suite struct SceneMediaTests {
     @Test func aMissingFontWarnsWithItsPlaceAndTheSceneStillLoads() throws {
         var warnings: [String] = []
@@ -13,6 +14,17 @@ import TestSupport
         #expect(warnings.count == 1)
         #expect(warnings.first?.contains("test.yaml:4:") == true)
         #expect(warnings.first?.contains("'No Such Font Family' is not installed") == true)
+    }
+
+    /// A web page's host is checked by the system's resolver here (the core has none): `.invalid` never resolves,
+    /// `localhost` always does.
+    @Test func aWebPageWhoseHostDoesNotResolveIsRefused() {
+        #expect(MediaChecksLive().hostProblem("pipcompose.invalid")?.contains("does not resolve") == true)
+        #expect(MediaChecksLive().hostProblem("localhost") == nil)
+        do {
+            _ = try SceneLoader.parse("widgets: [{type: web, source: 'https://pipcompose.invalid/x'}]", file: "t.yaml")
+            Issue.record("the scene loaded")
+        } catch { #expect(error.message.contains("does not resolve"), "\(error.message)") }
     }
 
     @Test func theExamplesAndTheDemoLoad() throws {

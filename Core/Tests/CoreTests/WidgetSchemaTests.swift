@@ -78,11 +78,15 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
 /// A web widget's source: a file below the scene's folder, or an http(s) URL whose host resolves.
 @Suite struct WebSchemaTests {
-    /// The checks a run makes of a URL's host (the system's resolver); files and pictures unchecked.
+    /// A URL's host checked as a run checks it, without the network: names under `.invalid` (RFC 2606) do not
+    /// resolve; files and pictures unchecked. The system's resolver is the rendering side's (MediaChecksLive).
     struct Resolving: MediaChecks {
         func pictureProblem(_ path: String) -> String? { nil }
         func videoProblem(_ uri: String) -> String? { nil }
         func missingFonts(in family: String) -> [String] { [] }
+        func hostProblem(_ host: String) -> String? {
+            host.hasSuffix(".invalid") ? "the host '\(host)' does not resolve (Name or service not known)" : nil
+        }
     }
 
     func refusal(_ widget: String, folder: String) -> String {

@@ -1,10 +1,10 @@
 // Pixel kernels in C, for two things Swift cannot do: pick an instruction set per function at run time (AVX2
 // where the CPU has it, SSE2 otherwise), and stay optimized in a debug build (Swift's SIMD types at -Onone cost
-// 358 ns a pixel, 57 ms for the changed part of a 720p frame; this target is always built with -O2).
+// 358 ns a pixel, 57 ms for the changed part of a 720p frame; this target is always built with -O2). And the memory
+// their planes live in. Nothing else: process and thread calls are CProcess's, WebKit's view is CWpeView's.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 /// BGRx -> I420 (BT.709, limited range) for the rectangle x0..x1, y0..y1 (even edges, inside the picture), byte
 /// for byte what I420Converter.convertScalar gives: Y = 16 + (47 R + 157 G + 16 B + 128) >> 8, and chroma from
@@ -26,10 +26,6 @@ void ck_bgrx_to_i420_sse2(const uint8_t *bgrx, int stride, uint8_t *y, int y_str
 void ck_i420_to_bgrx(const uint8_t *y, int y_stride, const uint8_t *u, int u_stride, const uint8_t *v, int v_stride,
                      uint8_t *bgrx, int stride, int x0, int y0, int x1, int y1);
 
-/// Names the calling thread as `top -H`, perf and /proc show it (15 bytes at most). Here because Swift's Glibc
-/// module hides pthread_setname_np (a _GNU_SOURCE function) and prctl is variadic.
-void ck_name_this_thread(const char *name);
-
 /// 1 when the AVX2 path runs on this CPU.
 int ck_uses_avx2(void);
 
@@ -40,20 +36,6 @@ int ck_uses_avx2(void);
 /// for the demo ticker's band (docs/BENCHMARKS.md).
 void *ck_alloc_planes(size_t bytes);
 
-/// Starts `path` with `argv` (and `envp`, or this process's environment) in a session of its own (setsid: its
-/// process group is its own, so the web process it starts ends with it when the group is killed), standard input,
-/// output and error on the three descriptors, every other descriptor closed, signals at their defaults and none
-/// blocked. Returns the pid, or -1. Here because Swift's Glibc module does not offer posix_spawn's setsid flag or
-/// posix_spawn_file_actions_addclosefrom_np (GNU extensions).
-pid_t ck_spawn_session(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd, int err_fd);
-
-/// pipe2(fds, O_CLOEXEC): a pipe no other child inherits (pipe2 is a GNU extension Swift's Glibc does not offer).
-int ck_pipe_cloexec(int fds[2]);
-
 /// 1 when every pixel of premultiplied BGRA (little-endian: alpha in each word's top byte) is opaque: a web page's
 /// picture that covers its box is then copied into the frame instead of blended over it.
 int ck_bgra_opaque(const uint8_t *bgra, size_t pixels);
-
-/// How many times wpesrc took a new frame from WebKit's view in this process (wpe_frames.c); 0 until the first, and
-/// always 0 where the count cannot be made (then nothing can be told from it).
-unsigned long ck_wpe_frames_handed(void);

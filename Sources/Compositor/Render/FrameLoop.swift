@@ -1,4 +1,4 @@
-import CKernels
+import CProcess
 import Foundation
 import Metrics
 
@@ -146,7 +146,7 @@ public final class FrameLoop: @unchecked Sendable {
         clock.start()
         let t = Thread { [self] in
             // Foundation on Linux does not name the OS thread: named here, it shows in top -H, perf and /proc.
-            ck_name_this_thread("frame-loop")
+            cproc_name_this_thread("frame-loop")
             run()
             // Nobody waits for a picture forever once there are no more frames.
             let (waiting, retired) = lock.withLock { () -> ([(ImageSurface?) -> Void], [(size: PixelSize, done: () -> Void)]) in

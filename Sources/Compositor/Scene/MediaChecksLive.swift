@@ -1,7 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The media checks a scene gets here, where the libraries are: a picture decodes (Cairo, librsvg, gdk-pixbuf), a
-/// file holds video (GStreamer's discoverer), a font is installed (fontconfig through Pango).
+/// file holds video (GStreamer's discoverer), a font is installed (fontconfig through Pango), a web page's host
+/// resolves (the system's resolver).
 public struct MediaChecksLive: MediaChecks {
     public init() {}
 
@@ -16,6 +20,17 @@ public struct MediaChecksLive: MediaChecks {
     }
 
     public func missingFonts(in family: String) -> [String] { FontCatalog.missing(in: family) }
+
+    /// Resolves the name as the system does (getaddrinfo): a name that does not resolve now is refused when the
+    /// scene is read, instead of a page that never shows.
+    public func hostProblem(_ host: String) -> String? {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let result = getaddrinfo(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), nil, &hints, &list)
+        if let list { freeaddrinfo(list) }
+        return result == 0 ? nil : "the host '\(host)' does not resolve (\(String(cString: gai_strerror(result))))"
+    }
 }
 
 extension SceneLoader {

@@ -1,4 +1,4 @@
-import CKernels
+import CProcess
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +22,7 @@ final class IsolatedProcess: @unchecked Sendable {
         var fds: [[Int32]] = []
         for _ in 0..<3 {
             var p: [Int32] = [0, 0]
-            guard ck_pipe_cloexec(&p) == 0 else {
+            guard cproc_pipe_cloexec(&p) == 0 else {
                 fds.flatMap { $0 }.forEach { close($0) }
                 throw Failure(description: "cannot make a pipe: \(String(cString: strerror(errno)))")
             }
@@ -34,7 +34,7 @@ final class IsolatedProcess: @unchecked Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
-        let pid = ck_spawn_session(executable, argv, envp, fds[0][0], fds[1][1], fds[2][1])
+        let pid = cproc_spawn_session(executable, argv, envp, fds[0][0], fds[1][1], fds[2][1])
         close(fds[0][0])
         close(fds[1][1])
         close(fds[2][1])

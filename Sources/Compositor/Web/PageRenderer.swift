@@ -11,7 +11,7 @@ import Glibc
 /// this process with it: wpesrc 1.22 waits for a first frame with no timeout and has no handler for a crashed web
 /// process.
 ///
-/// The page's size is WebKit's view's, changed on WebKit's own thread (`CgstWpeView`): its CSS re-lays it and its
+/// The page's size is WebKit's view's, changed on WebKit's own thread (`WpeView`): its CSS re-lays it and its
 /// state stays. The caps stay the viewport's (the largest size): new caps are applied by wpesrc 1.22 from the
 /// streaming thread without its lock, which aborted the process in 1 of 4 resizes here. Each frame carries its own
 /// size (its video meta), so a frame of the old size after a resize is read as what it is, never as garbage
@@ -27,14 +27,14 @@ public final class PageRenderer: @unchecked Sendable {
     private var pipeline: Pipeline?
     private var sink: AppSink?
     /// WebKit's view, once wpevideosrc made it: its size and the address it shows.
-    private var view: UnsafeMutablePointer<CgstWpeView>?
+    private var view: WpeView?
     /// Writes to standard output come from the streaming thread (frames) and the heartbeat (messages).
     private let writeLock = NSLock()
     /// The last frame sent, to send only frames that changed; and frames WebKit made (the heartbeat's count).
     private var last: [UInt8] = []
     private var lastSize = PixelSize(width: 0, height: 0)
     private var made = 0
-    /// Which of WebKit's frames each recent buffer copies (`ck_wpe_frames_handed` as wpesrc made it), by timestamp,
+    /// Which of WebKit's frames each recent buffer copies (`WpeView.framesHanded` as wpesrc made it), by timestamp,
     /// behind `stateLock`; and the one the last frame looked at copied (0: not known).
     private var handed: [(pts: GstClockTime, count: UInt64)] = []
     private var lastHanded: UInt64 = 0
@@ -74,7 +74,7 @@ public final class PageRenderer: @unchecked Sendable {
             return 2
         }
         if let src = p.element(named: "page") {
-            view = cgst_wpe_view_watch(src, guint(size.width), guint(size.height))
+            view = WpeView(watching: src, size: size)
             noteHandedFrames(src)
             gst_object_unref(UnsafeMutableRawPointer(src))
         }
@@ -103,7 +103,7 @@ public final class PageRenderer: @unchecked Sendable {
             t.name = "page-commands"
             t.start()
         }
-        if let view { cgst_wpe_view_forget(view) }
+        view?.stop()
         _ = p.stop(drain: false, timeout: 2)
         return 0
     }
@@ -159,7 +159,7 @@ public final class PageRenderer: @unchecked Sendable {
         let probe: GstPadProbeCallback = { _, info, data in
             guard let info, let data, let buffer = cgst_probe_info_first_buffer(info) else { return GST_PAD_PROBE_OK }
             let renderer = Unmanaged<PageRenderer>.fromOpaque(data).takeUnretainedValue()
-            let pts = cgst_buffer_pts(buffer), count = UInt64(ck_wpe_frames_handed())
+            let pts = cgst_buffer_pts(buffer), count = WpeView.framesHanded
             guard pts != cgst_clock_time_none() else { return GST_PAD_PROBE_OK }
             renderer.stateLock.withLock {
                 if renderer.handed.count == 8 { renderer.handed.removeFirst() }
@@ -178,7 +178,7 @@ public final class PageRenderer: @unchecked Sendable {
            w >= 1, h >= 1 {
             let next = PixelSize(width: min(Int(w), viewport.width), height: min(Int(h), viewport.height))
             stateLock.withLock { size = next }
-            if let view { _ = cgst_wpe_view_resize(view, guint(next.width), guint(next.height)) }
+            view?.resize(to: next)
             pipeline.emit("run-javascript", "window.__pc && __pc.resize(\(next.width), \(next.height))",
                           onElementNamed: "page")
         }
@@ -191,11 +191,8 @@ public final class PageRenderer: @unchecked Sendable {
             while let self {
                 Thread.sleep(forTimeInterval: 1)
                 var message: [String: JSONValue] = ["alive": .number(Double(self.stateLock.withLock { self.made })),
-                                                    "handed": .number(Double(ck_wpe_frames_handed()))]
-                if let view = self.view, let uri = cgst_wpe_view_uri(view) {
-                    message["uri"] = .string(String(cString: uri))
-                    g_free(uri)
-                }
+                                                    "handed": .number(Double(WpeView.framesHanded))]
+                if let uri = self.view?.uri { message["uri"] = .string(uri) }
                 self.send(message)
             }
         }

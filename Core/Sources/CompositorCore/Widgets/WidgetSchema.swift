@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A widget type's schema, held by its configuration (`ClockConfig`, `TickerConfig`, …): its name, its keys, how a
 /// scene entry is read and a live update checked, where it goes and how it looks by default. One file per type
@@ -42,7 +39,7 @@ extension WidgetConfig {
 public protocol WidgetChange: Sendable {}
 
 /// What checking a scene needs from outside the scene: its folder (relative paths) and the media checks that only
-/// the rendering side can make (a picture decodes, a file holds video, a font is installed).
+/// the rendering side can make (a picture decodes, a file holds video, a font is installed, a host resolves).
 public struct SceneContext: Sendable {
     /// Relative paths in the scene are taken from here.
     public var folder: String
@@ -70,21 +67,9 @@ public protocol MediaChecks: Sendable {
     func videoProblem(_ uri: String) -> String?
     /// The families in a font list that fontconfig does not have.
     func missingFonts(in family: String) -> [String]
-    /// Why a web page's host name does not resolve, or nil.
+    /// Why a web page's host name does not resolve, or nil (the system's resolver is the rendering side's: the
+    /// core asks no network).
     func hostProblem(_ host: String) -> String?
-}
-
-extension MediaChecks {
-    /// Resolves the name as the system does (getaddrinfo): a name that does not resolve now is refused when the
-    /// scene is read, instead of a page that never shows.
-    public func hostProblem(_ host: String) -> String? {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let result = getaddrinfo(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), nil, &hints, &list)
-        if let list { freeaddrinfo(list) }
-        return result == 0 ? nil : "the host '\(host)' does not resolve (\(String(cString: gai_strerror(result))))"
-    }
 }
 
 /// No media checks: what a scene is, without asking GStreamer, Cairo or fontconfig (the core's own tests).

@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdatomic.h>
-#include "ckernels.h"
+#include "cwpeview.h"
 
 static atomic_ulong handed;
 
@@ -34,4 +34,4 @@ void wpe_view_backend_exportable_fdo_dispatch_frame_complete(void *exportable) {
     f(exportable);
 }
 
-unsigned long ck_wpe_frames_handed(void) { return atomic_load(&handed); }
+unsigned long cwpe_frames_handed(void) { return atomic_load(&handed); }

@@ -1,13 +1,15 @@
+// A child in a session of its own, and the pipes it is given (see cprocess.h).
 #define _GNU_SOURCE
 #include <signal.h>
 #include <spawn.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include "ckernels.h"
+#include "cprocess.h"
 
 extern char **environ;
 
-pid_t ck_spawn_session(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd, int err_fd) {
+pid_t cproc_spawn_session(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd,
+                          int err_fd) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
     pid_t pid = -1;
@@ -32,4 +34,4 @@ pid_t ck_spawn_session(const char *path, char *const argv[], char *const envp[],
     return rc == 0 ? pid : -1;
 }
 
-int ck_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+int cproc_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

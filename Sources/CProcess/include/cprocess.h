@@ -1,0 +1,20 @@
+// Process and thread calls Swift's Glibc module does not offer (GNU extensions, or variadic): starting a child in a
+// session of its own, a pipe no other child inherits, and naming a thread. Apart from the pixel kernels (CKernels):
+// nothing here is about pictures, and none of it needs their -O2.
+#pragma once
+#include <sys/types.h>
+
+/// Starts `path` with `argv` (and `envp`, or this process's environment) in a session of its own (setsid: its
+/// process group is its own, so the web process it starts ends with it when the group is killed), standard input,
+/// output and error on the three descriptors, every other descriptor closed, signals at their defaults and none
+/// blocked. Returns the pid, or -1. Here because Swift's Glibc module does not offer posix_spawn's setsid flag or
+/// posix_spawn_file_actions_addclosefrom_np (GNU extensions).
+pid_t cproc_spawn_session(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd,
+                          int err_fd);
+
+/// pipe2(fds, O_CLOEXEC): a pipe no other child inherits (pipe2 is a GNU extension Swift's Glibc does not offer).
+int cproc_pipe_cloexec(int fds[2]);
+
+/// Names the calling thread as `top -H`, perf and /proc show it (15 bytes at most). Here because Swift's Glibc
+/// module hides pthread_setname_np (a _GNU_SOURCE function) and prctl is variadic.
+void cproc_name_this_thread(const char *name);
