@@ -191,6 +191,44 @@ import TestSupport
         }
     }
 
+    /// A body field of another type is refused in its route's words (null too), or read as absent where the route
+    /// reads it so; a value no route reads must still be JSON the API can hold. Refusals reach nothing.
+    @Test func bodyFieldsOfAnotherTypeAnswerInTheirRoutesWords() async throws {
+        let session = CountingSession()
+        let access = ControlAccess(token: Self.token, hosts: ControlAccess.hosts(listeningOn: "127.0.0.1", extra: []))
+        let server = try ControlServer(session: session, host: "127.0.0.1", port: 0, access: access)
+        let refused: [(String, String, String)] = [
+            ("/v1/skip", #"{"track":null}"#, #"'track' must be "next" or "previous""#),
+            ("/v1/skip", #"{"seconds":"5"}"#, "'seconds' must be a number, got a string"),
+            ("/v1/skip", #"{"seconds":null}"#, "'seconds' must be a number, got null"),
+            ("/v1/outputs", #"{"push":"rtmp://a/b/c","rendition":null}"#,
+             #"'rendition' is a size like "416x234", one of the run's --rendition"#),
+            ("/v1/outputs", #"{"record":5}"#, #"expected {"record": "FILE"} or {"push": "URL"}"#),
+            ("/v1/web/lower", #"{"call":"update","data":5}"#, "'data' must be JSON (an object or a string)"),
+            ("/v1/whep/viewer1/window", "[]", "expected a JSON object"),
+            ("/v1/resize", #"{"size":"320x180","x":1e999}"#, "expected a JSON object"),
+        ]
+        let accepted = [("/v1/resize", #"{"size":5,"width":320,"height":180}"#),
+                        ("/v1/web/lower", #"{"call":"play","name":5}"#)]
+        try await Application(router: server.makeRouter()).test(.router) { client in
+            for (uri, body, message) in refused {
+                try await client.execute(uri: uri, method: .post, headers: Self.owner(.post),
+                                         body: ByteBuffer(string: body)) { r in
+                    #expect(r.status == .badRequest, "\(uri) \(body)")
+                    #expect((self.json(r.body)["error"] as? [String: Any])?["message"] as? String == message, "\(body)")
+                }
+            }
+            #expect(session.calls.isEmpty, "\(session.calls)")
+            for (uri, body) in accepted {
+                try await client.execute(uri: uri, method: .post, headers: Self.owner(.post),
+                                         body: ByteBuffer(string: body)) { r in
+                    #expect(r.status == .ok, "\(uri) \(body)")
+                }
+            }
+        }
+        #expect(session.calls == ["resize", "webCall"])
+    }
+
     @Test func theExposureRuleRefusesOtherAddressesWithoutAToken() throws {
         #expect(throws: ControlError.self) { try ControlServer.checkExposure(host: "0.0.0.0", token: nil) }
         #expect(throws: ControlError.self) { try ControlServer.checkExposure(host: "192.168.1.2", token: "") }

@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+
+/// Widgets at run time: their properties, and calls into a web widget's page.
+struct WidgetRoutes {
+    let session: any ControlledSession
+
+    var routes: RouteCollection<BasicRequestContext> {
+        let routes = RouteCollection()
+        // The properties are the widget's own (its schema checks them), so the body stays a JSON object.
+        routes.patch("/v1/widgets/:id") { request, context in
+            let id = context.parameters.get("id") ?? ""
+            let properties = try await request.jsonBody(as: [String: JSONValue].self)
+            do { try session.updateWidget(id: id, properties: properties) } catch { throw HTTPError.answering(error) }
+            return try Response.json(["updated": id])
+        }
+        routes.post("/v1/web/:id") { request, context in
+            try await webCall(request, id: context.parameters.get("id") ?? "")
+        }
+        return routes
+    }
+
+    /// A call into web widget `id`'s page, answered with what the page returned.
+    func webCall(_ request: Request, id: String) async throws -> Response {
+        let body = try await request.jsonBody(as: WebCallBody.self)
+        let call = try body.checkedCall(), data = try body.dataText()
+        do {
+            let result = try await session.webCall(id: id, call: call, data: data, name: body.name.value)
+            return try .json(["result": result])
+        } catch { throw HTTPError.answering(error) }
+    }
+}
+
+/// `POST /v1/web/{id}`: `{"call": "update", "data": …}`, and `"name"` for `invoke` (a name of another type counts as
+/// absent).
+struct WebCallBody: Decodable {
+    var call: Sent<String>
+    var data: JSONValue?
+    var name: Sent<String>
+
+    func checkedCall() throws -> String {
+        guard let call = call.value else {
+            throw HTTPError(.badRequest, message: "expected {\"call\": \"update\", \"data\": …}; calls: update, "
+                            + "play, next, stop, remove, reload, invoke (with \"name\")")
+        }
+        return call
+    }
+
+    /// `data` as the page gets it: a string as it is, an object or a list as JSON text; null as none.
+    func dataText() throws -> String? {
+        switch data {
+        case .string(let s)?: return s
+        case .object?, .array?:
+            return data.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        case nil, .null?: return nil
+        default: throw HTTPError(.badRequest, message: "'data' must be JSON (an object or a string)")
+        }
+    }
+}
