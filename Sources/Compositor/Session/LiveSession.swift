@@ -69,8 +69,8 @@ public final class LiveSession: @unchecked Sendable {
         return prepared.map(\.id)
     }
 
-    /// The RTSP server's address, when the run serves RTSP.
-    public var rtspURL: String? { servers.first(RTSPOutput.self)?.url }
+    /// The RTSP server's main address (the main picture's path), when the run serves RTSP.
+    public var rtspURL: String? { servers.all.lazy.compactMap { $0 as? RTSPOutput }.first { $0.rendition == nil }?.url }
 
     /// Builds every pipeline's text and checks what can be checked without starting. Returns the text of
     /// each pipeline by name, which is what `--dump-pipeline` prints.
