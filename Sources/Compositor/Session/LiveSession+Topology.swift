@@ -17,14 +17,14 @@ extension LiveSession {
         }
         guard !needed.isEmpty else { return }
         let rawCaps = FrameProducer.caps(size: size, fps: options.fps)
-        for fixed in needed where readyEncoders.reserve(fixed: fixed, liveSize: size) {
+        for fixed in needed where resizes.reserve(fixed: fixed, liveSize: size) {
             DispatchQueue.global().async { [weak self] in
                 guard let self else { return }
                 do {
                     let e = try self.makeEncoder(fixed: fixed, liveSize: size, rawCaps: rawCaps)
-                    if !self.readyEncoders.put(e, fixed: fixed, liveSize: size) { e.finish(timeout: 2) }
+                    if !self.resizes.put(e, fixed: fixed, liveSize: size) { e.finish(timeout: 2) }
                 } catch {
-                    self.readyEncoders.cancel(fixed: fixed, liveSize: size)
+                    self.resizes.cancel(fixed: fixed, liveSize: size)
                     self.log("cannot letterbox into \(fixed): \(error)")
                 }
             }
@@ -33,7 +33,7 @@ extension LiveSession {
 
     /// Ends the encoders made for resizes that did not come (the run ends).
     func discardReadyEncoders() {
-        for e in readyEncoders.discardAll() { e.finish(timeout: 2) }
+        for e in resizes.discardAll() { e.finish(timeout: 2) }
     }
 
     /// On the loop thread, before the first frame of `size`, stamped `time`: fixed-size files switch to an
@@ -48,7 +48,7 @@ extension LiveSession {
             running.value = carryOut(steps, from: graph, to: next, at: time, rawCaps: rawCaps)
         }
         // Encoders made ahead for sizes asked for and not applied are ended, off this thread.
-        let stale = readyEncoders.discard(besides: size)
+        let stale = resizes.discard(besides: size)
         if !stale.isEmpty { DispatchQueue.global().async { for e in stale { e.finish(timeout: 2) } } }
         log("resized to \(size)")
         events.publish(.resized(size))
@@ -65,7 +65,7 @@ extension LiveSession {
             switch step {
             case .startEncoder(let s):
                 do {
-                    let e = try readyEncoders.take(fixed: s, liveSize: topology.size)
+                    let e = try resizes.take(fixed: s, liveSize: topology.size)
                         ?? makeEncoder(fixed: s, liveSize: topology.size, rawCaps: rawCaps)
                     // Once stopped and drained, outputs waiting for its last frame move on at once.
                     e.onDrained = { [weak self, weak e] in

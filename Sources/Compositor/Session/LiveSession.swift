@@ -12,8 +12,8 @@ import Foundation
 /// the owner published last. `stop()` drains every encoder and finalizes every file before returning.
 ///
 /// `@unchecked Sendable`: `plan`, `servers`' members, `prepared`, `audio` and `loop` are set by `prepare()`/`start()`
-/// before any other thread sees the session; the graph is in `running` (a `Latest`); `inputs` and `tally` lock
-/// themselves; `resizeAsked` and `dropWatch` are behind `lock`.
+/// before any other thread sees the session; the graph is in `running` (a `Latest`); `inputs`, `tally`, `resizes`
+/// and `watch` lock themselves.
 public final class LiveSession: @unchecked Sendable {
     public let options: LiveOptions
     public let renderer: Renderer
@@ -21,7 +21,6 @@ public final class LiveSession: @unchecked Sendable {
     public let events: EventBus
     public let metrics = LiveMetrics()
     public let log: @Sendable (String) -> Void
-    let lock = NSLock()
     /// The encoders' pipelines and what the sound needs, found by `prepare()`.
     var plan = EncodingPlan()
     /// What serves viewers (RTSP and its renditions' paths, WebRTC, the HLS ladder's playlist), made by `prepare()`.
@@ -42,11 +41,10 @@ public final class LiveSession: @unchecked Sendable {
     let running = Latest<RunningGraph?>(nil)
     /// What ended: outputs that ran, encoders' drops, the live encoder's last figures.
     let tally = RunTally()
-    private var dropWatch: DispatchSourceTimer?
-    /// When each pending resize was asked for, to time it to the first encoded frame of the new size.
-    private var resizeAsked: [PixelSize: Date] = [:]
-    /// Fixed-size encoders made when a resize was asked for, for the frame that applies it.
-    let readyEncoders = ReadyEncoders()
+    /// Resizes asked for and not yet applied: when, and the encoders made ahead for them.
+    let resizes = PendingResizes()
+    /// New drops reported, web pages told, once a second.
+    private let watch = EverySecond(label: "drop-watch")
     let started = Date()
 
     public init(options: LiveOptions, log: @escaping @Sendable (String) -> Void) {
@@ -221,7 +219,7 @@ public final class LiveSession: @unchecked Sendable {
     }
 
     public func requestResize(_ size: PixelSize) {
-        lock.withLock { resizeAsked[size] = Date() }
+        resizes.asked(size)
         prepareResize(to: size)
         loop?.requestResize(size)
         inputs.willResize(to: size, scene: options.scene)
@@ -229,7 +227,7 @@ public final class LiveSession: @unchecked Sendable {
 
     /// The live encoder produced its first frame of `size`: report how long that took from the request.
     private func encodedNewSize(_ size: PixelSize) {
-        guard let asked = lock.withLock({ resizeAsked.removeValue(forKey: size) }) else { return }
+        guard let asked = resizes.encoded(size) else { return }
         let ms = Date().timeIntervalSince(asked) * 1000
         events.publish(.resizeEncoded(size, latencyMs: ms))
     }
@@ -241,7 +239,7 @@ public final class LiveSession: @unchecked Sendable {
     /// not finish in time (one that failed, even while finishing, was closed with its message and does not count).
     @discardableResult
     public func stop() -> Bool {
-        lock.withLock { dropWatch?.cancel(); dropWatch = nil }
+        watch.stop()
         loop?.stop()
         // No change of topology after this point: the owner's queue is drained and the graph taken down.
         guard let graph = owner.sync(execute: { () -> RunningGraph? in
@@ -275,20 +273,16 @@ public final class LiveSession: @unchecked Sendable {
     /// Checks once a second for new drops and reports them as one event (never more than one a second); tells web
     /// pages what changed.
     private func watchDrops() {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "drop-watch"))
-        var reported: UInt64 = 0
-        timer.schedule(deadline: .now() + 1, repeating: 1)
-        timer.setEventHandler { [weak self] in
+        let reported = Latest<UInt64>(0)
+        watch.start { [weak self] in
             guard let self else { return }
             let dropped = self.status.dropped
-            if dropped > reported {
-                self.events.publish(.framesDropped(new: dropped - reported, total: dropped))
-                reported = dropped
+            if dropped > reported.value {
+                self.events.publish(.framesDropped(new: dropped - reported.value, total: dropped))
+                reported.value = dropped
             }
             self.tellPages()
         }
-        timer.resume()
-        lock.withLock { dropWatch = timer }
     }
 
     /// Frames waiting before the live encoder now.

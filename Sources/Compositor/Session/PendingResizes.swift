@@ -1,19 +1,27 @@
 import Foundation
 
-/// Fixed-size encoders made ahead for a resize that was asked for, by the size they letterbox into and the render
-/// size they take: the frame that applies the resize takes one instead of building a pipeline on the frame loop's
-/// thread. One still being made when that frame comes is given up (it is ended once made), and the frame makes its
-/// own, as it did before encoders were made ahead.
+/// What the session knows of resizes asked for and not yet applied: when each was asked (to time it to the live
+/// encoder's first frame of the new size), and the fixed-size encoders made ahead for it, by the size they letterbox
+/// into and the render size they take. The frame that applies a resize takes such an encoder instead of building a
+/// pipeline on the frame loop's thread. One still being made when that frame comes is given up (it is ended once
+/// made), and the frame makes its own, as it did before encoders were made ahead.
 ///
-/// `@unchecked Sendable`: `entries` is behind `lock`, held only to look up or change it.
-final class ReadyEncoders: @unchecked Sendable {
+/// `@unchecked Sendable`: `entries` and `askedAt` are behind `lock`, held only to look up or change them.
+final class PendingResizes: @unchecked Sendable {
     private struct Key: Hashable {
         let fixed: PixelSize
         let liveSize: PixelSize
     }
     /// nil: being made.
     private var entries: [Key: Encoder?] = [:]
+    private var askedAt: [PixelSize: Date] = [:]
     private let lock = NSLock()
+
+    /// A resize to `size` was asked for now.
+    func asked(_ size: PixelSize) { lock.withLock { askedAt[size] = Date() } }
+
+    /// The live encoder made its first frame of `size`: when that resize was asked for, if it was (once).
+    func encoded(_ size: PixelSize) -> Date? { lock.withLock { askedAt.removeValue(forKey: size) } }
 
     /// Claims the making of one; false when one is made or being made already.
     func reserve(fixed: PixelSize, liveSize: PixelSize) -> Bool {
@@ -54,7 +62,7 @@ final class ReadyEncoders: @unchecked Sendable {
         }
     }
 
-    /// How many are made and waiting to be taken.
+    /// The encoders made and waiting to be taken.
     var ready: [Encoder] { lock.withLock { entries.values.compactMap { $0 } } }
 
     /// Every one made: the run ends.
