@@ -197,11 +197,10 @@ extension EndToEnd {
             #expect(busy.status != 0)
             #expect(busy.stderr.contains("\(out): a running pipcompose is recording it"), "\(busy.stderr)")
             // Killed once the MP4 holds two fragments (the muxer writes one every 500 ms).
-            let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline, (try? Data(contentsOf: URL(fileURLWithPath: out)))
-                .map({ $0.ranges(of: Data("moof".utf8)).count }) ?? 0 < 2 {
-                usleep(50_000)
+            func fragments() -> Int {
+                (try? Data(contentsOf: URL(fileURLWithPath: out))).map { $0.ranges(of: Data("moof".utf8)).count } ?? 0
             }
+            poll(until: { fragments() >= 2 }, timeout: 30, every: 0.05)
             p.signal(SIGKILL)
             _ = p.waitForExit(timeout: 30)
             let after = try pipcompose(["mend", out, killed])
