@@ -9,7 +9,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "CompositorCore", targets: ["CompositorCore"]),
-        // Temporary folders and child processes, shared by every test tier here and in the main package.
+        // Temporary folders, child processes, polls and inline scenes: shared by every test tier, here and in Tests/.
         .library(name: "TestSupport", targets: ["TestSupport"]),
     ],
     dependencies: [
@@ -22,6 +22,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
+            dependencies: ["CompositorCore"],
             path: "Tests/TestSupport"
         ),
         .testTarget(

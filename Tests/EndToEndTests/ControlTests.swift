@@ -73,12 +73,12 @@ extension EndToEnd {
             let want = try Data(contentsOf: URL(fileURLWithPath: expected))
             // The update is drawn in the next frame; the picture is asked for until it shows (bounded).
             var got = Data()
-            let deadline = Date().addingTimeInterval(10)
-            while got != want && Date() < deadline {
+            poll(until: {
                 let (code, png) = http("GET", c + "/v1/frame.png")
                 #expect(code == 200)
                 got = png
-            }
+                return got == want
+            }, timeout: 10)
             #expect(got == want, "frame.png never showed the updated text")
             let (code, small) = http("GET", c + "/v1/frame.png?size=320x240")
             #expect(code == 200 && small.count > 0)

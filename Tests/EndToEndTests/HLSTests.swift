@@ -19,12 +19,11 @@ extension EndToEnd {
             // Live: once the small rung has three segments, hlsdemux plays the master as a live stream. (Five
             // seconds of frames taken by its pipeline; the files follow as hlssink2 closes them, polled.)
             #expect(p.waitForFrames("hls:\(hls)/320x180", atLeast: 150), "\(p.allOutput)")
-            let deadline = Date().addingTimeInterval(30)
             var segments: [String] = []
-            repeat {
+            poll(until: {
                 segments = ((try? FileManager.default.contentsOfDirectory(atPath: hls + "/320x180")) ?? []).filter { $0.hasSuffix(".ts") }
-                if segments.count < 3 { Thread.sleep(forTimeInterval: 0.1) }
-            } while segments.count < 3 && Date() < deadline
+                return segments.count >= 3
+            }, timeout: 30)
             #expect(segments.count >= 3, "\(segments)")
             let live = try probe([hls + "/master.m3u8", "--duration", "3", "--reference", scene])
             let seen = try ProbeResult(json: live.out)
@@ -174,14 +173,14 @@ extension EndToEnd {
             #expect(slow != nil, "\(p.allOutput)")
             #expect(p.stdout.filter { $0.contains("hls:\(hls)/main: running") }.allSatisfy { $0.hasSuffix("dropped 0") }, "\(p.allOutput)")
             // The disk is fast again: the rung writes segments again.
-            let before = ((try? FileManager.default.contentsOfDirectory(atPath: hls + "/320x180")) ?? []).filter { $0.hasSuffix(".ts") }.count
-            try FileManager.default.removeItem(atPath: flag)
-            let deadline = Date().addingTimeInterval(30)
-            var after = before
-            while after < before + 3 && Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.1)
-                after = ((try? FileManager.default.contentsOfDirectory(atPath: hls + "/320x180")) ?? []).filter { $0.hasSuffix(".ts") }.count
+            func segments() -> Int {
+                ((try? FileManager.default.contentsOfDirectory(atPath: hls + "/320x180")) ?? [])
+                    .filter { $0.hasSuffix(".ts") }.count
             }
+            let before = segments()
+            try FileManager.default.removeItem(atPath: flag)
+            var after = before
+            poll(until: { after = segments(); return after >= before + 3 }, timeout: 30)
             #expect(after >= before + 3, "segments \(before) → \(after)")
             p.signal(SIGINT)
             #expect(p.waitForExit(timeout: 30) == 0, "\(p.allOutput)")

@@ -100,19 +100,19 @@ extension EndToEnd {
             // Rows above the progress row: artwork, title and artist (the bar and times move with the music).
             let rows = 230 * 640 * 3
             var best = 0.0
-            let deadline = Date().addingTimeInterval(10)
             var n = 0
-            while best < 0.99 && Date() < deadline {
+            try poll(until: {
                 let (code, png) = http("GET", c + "/v1/frame.png")
                 #expect(code == 200)
                 let f = dir.file("live-\(n).png")
                 n += 1
                 try png.write(to: URL(fileURLWithPath: f))
                 let got = try rgbPixels(f)
-                guard got.count == want.count else { continue }
+                guard got.count == want.count else { return false }
                 let same = (0..<rows).filter { got[$0] == want[$0] }.count
                 best = max(best, Double(same) / Double(rows))
-            }
+                return best >= 0.99
+            }, timeout: 10)
             #expect(best >= 0.99, "the live card matched the expected picture in \(best * 100) % of its upper part")
             #expect(events.waitForLine { $0.contains("trackChanged") && $0.contains("Fixture Song") && $0.contains("\"0\"") } != nil,
                     "the playlist did not start again: \(events.allOutput)")

@@ -28,12 +28,8 @@ extension EndToEnd {
         /// Waits for a query to give a result `ok` accepts, polling Prometheus; the last result.
         static func waitFor(_ port: Int, _ promQL: String, timeout: TimeInterval,
                             _ ok: ([([String: String], Double)]) -> Bool) -> [([String: String], Double)] {
-            let deadline = Date().addingTimeInterval(timeout)
-            var last = query(port, promQL)
-            while !ok(last) && Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.5)  // a poll of Prometheus, not a wait for time to pass
-                last = query(port, promQL)
-            }
+            var last: [([String: String], Double)] = []
+            poll(until: { last = query(port, promQL); return ok(last) }, timeout: timeout, every: 0.5)
             return last
         }
 

@@ -59,12 +59,12 @@ final class RTMPServer {
 
     /// nginx says nothing on stdout when ready: wait until its port accepts a connection.
     func waitUntilListening(timeout: TimeInterval = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if (try? tool(["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/\(port)"], timeout: 2))?.status == 0 { return true }
-            if !process.process.isRunning { return false }
-        }
-        return false
+        var listening = false
+        poll(until: {
+            listening = (try? tool(["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/\(port)"], timeout: 2))?.status == 0
+            return listening || !process.process.isRunning
+        }, timeout: timeout)
+        return listening
     }
 
     func stop() {

@@ -259,9 +259,7 @@ extension EndToEnd {
             let c = try #require(controlURL(wp), "\(wp.allOutput)")
             // The page's first picture comes when WebKit has loaded it (longer on a machine's first start): waited for,
             // then a second more of frames recorded.
-            let loaded = Date().addingTimeInterval(90)
-            while (webStatus(c)["frames"] as? Int ?? 0) == 0 && Date() < loaded { Thread.sleep(forTimeInterval: 0.1) }
-            #expect((webStatus(c)["frames"] as? Int ?? 0) > 0, "\(statusJSON(c))")
+            #expect(poll(until: { (webStatus(c)["frames"] as? Int ?? 0) > 0 }, timeout: 90), "\(statusJSON(c))")
             #expect(wp.waitForFrame((statusJSON(c)["frame"] as? Int ?? 0) + 30), "\(wp.allOutput)")
             wp.signal(SIGINT)
             #expect(wp.waitForExit() == 0, "\(wp.allOutput)")

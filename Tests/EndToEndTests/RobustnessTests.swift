@@ -87,21 +87,11 @@ extension EndToEnd {
             /// Waits until the run is 60 frames (two seconds) further than now.
             func ran60More() -> Bool {
                 let from = statusJSON(c)["frame"] as? Int ?? 0
-                let deadline = Date().addingTimeInterval(20)
-                while Date() < deadline {
-                    if let now = statusJSON(c)["frame"] as? Int, now >= from + 60 { return true }
-                    Thread.sleep(forTimeInterval: 0.1)
-                }
-                return false
+                return poll(until: { (statusJSON(c)["frame"] as? Int).map { $0 >= from + 60 } ?? false }, timeout: 20)
             }
             /// Waits until the status counts `n` viewers.
             func viewers(become n: Int) -> Bool {
-                let deadline = Date().addingTimeInterval(20)
-                while Date() < deadline {
-                    if statusJSON(c)["viewers"] as? Int == n { return true }
-                    Thread.sleep(forTimeInterval: 0.1)
-                }
-                return false
+                poll(until: { statusJSON(c)["viewers"] as? Int == n }, timeout: 20)
             }
             for mode in ["describe", "pause"] {
                 let client = try LiveProcess("/usr/bin/python3", [fixture("rtsp_abuse.py"), mode, u])

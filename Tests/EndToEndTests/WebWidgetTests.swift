@@ -55,15 +55,12 @@ func near(_ p: (r: UInt8, g: UInt8, b: UInt8, a: UInt8), _ rgb: (Int, Int, Int),
 @discardableResult
 func waitForPixel(_ control: String, _ dir: TempDir, _ x: Int, _ y: Int, timeout: TimeInterval = 60,
                   _ match: ((r: UInt8, g: UInt8, b: UInt8, a: UInt8)) -> Bool) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8)? {
-    let deadline = Date().addingTimeInterval(timeout)
     var last: (r: UInt8, g: UInt8, b: UInt8, a: UInt8)?
-    while Date() < deadline {
-        if let s = framePicture(control, dir), x < s.width, y < s.height {
-            last = s.pixel(x: x, y: y)
-            if match(last!) { return last }
-        }
-        Thread.sleep(forTimeInterval: 0.2)
-    }
+    poll(until: {
+        guard let s = framePicture(control, dir), x < s.width, y < s.height else { return false }
+        last = s.pixel(x: x, y: y)
+        return match(last!)
+    }, timeout: timeout, every: 0.2)
     return last
 }
 
@@ -87,12 +84,8 @@ func expectProbePageDrawnAndReLaid(_ c: String, _ dir: TempDir, _ p: LiveProcess
     let right = try #require(framePicture(c, dir)).pixel(x: 540, y: 100)
     #expect(near(right, blue), "\(right)")
     // Below the page's box, the strip; the page's box ends where the strip begins.
-    let deadline = Date().addingTimeInterval(30)
-    var before = pageCounter(c, dir, right: 640) ?? 0
-    while before < 30 && Date() < deadline {
-        Thread.sleep(forTimeInterval: 0.2)
-        before = pageCounter(c, dir, right: 640) ?? 0
-    }
+    var before = 0
+    poll(until: { before = pageCounter(c, dir, right: 640) ?? 0; return before >= 30 }, timeout: 30, every: 0.2)
     #expect(before >= 30, "the page's counter: \(before)")
     #expect(try ctl(c, ["resize", "320x180"]).status == 0)
     let relaid = waitForPixel(c, dir, 50, 50) { near($0, green) }
@@ -201,9 +194,7 @@ extension EndToEnd {
             #expect(webStatus(c)["state"] as? String == "playing")
             // WebKit's pictures are counted (the executable's hook on wpesrc's "frame complete" binds): a buffer that
             // copies the picture looked at last is then not compared again. The page's process says so each second.
-            let counted = Date().addingTimeInterval(30)
-            while (webStatus(c)["webkitFrames"] as? Int ?? 0) == 0 && Date() < counted { usleep(100_000) }
-            #expect((webStatus(c)["webkitFrames"] as? Int ?? 0) > 0, "\(webStatus(c))")
+            #expect(poll(until: { (webStatus(c)["webkitFrames"] as? Int ?? 0) > 0 }, timeout: 30), "\(webStatus(c))")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }
@@ -255,11 +246,11 @@ extension EndToEnd {
             #expect(waitForPixel(c, dir, 8, 322) { near($0, black) }.map { near($0, black) } == true)
             // The first launch's counter, as high as it went before it was replaced.
             var highest = 0
-            let deadline = Date().addingTimeInterval(120)
-            while (webStatus(c)["renewals"] as? Int ?? 0) == 0 && Date() < deadline {
+            poll(until: {
+                guard (webStatus(c)["renewals"] as? Int ?? 0) == 0 else { return true }
                 highest = max(highest, pageCounter(c, dir, right: 640) ?? 0)
-                Thread.sleep(forTimeInterval: 0.2)
-            }
+                return false
+            }, timeout: 120, every: 0.2)
             let renewed = events.next(timeout: 5) { $0.type == "widgetRenewed" }
             #expect(renewed?.details["renewals"] == "1", "\(String(describing: renewed))\n\(p.allOutput)")
             let after = pageCounter(c, dir, right: 640) ?? .max
@@ -326,9 +317,7 @@ extension EndToEnd {
             #expect(waitForPixel(c, dir, 100, 100) { near($0, (0, 128, 128)) } != nil, "\(page)")
             let before = refusedCount(c)
             #expect(try ctl(c, ["web", "page", "update", "{\"api\":\"\(c)\"}"]).status == 0)
-            let deadline = Date().addingTimeInterval(20)
-            while refusedCount(c) - before < 4 && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
-            #expect(refusedCount(c) - before >= 4, "\(p.allOutput)")
+            #expect(poll(until: { refusedCount(c) - before >= 4 }, timeout: 20, every: 0.2), "\(p.allOutput)")
             #expect(statusJSON(c)["state"] as? String == "playing")
             #expect(!FileManager.default.fileExists(atPath: dir.file("stolen.mp4")))
             p.signal(SIGINT)

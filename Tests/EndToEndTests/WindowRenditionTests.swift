@@ -100,15 +100,12 @@ extension EndToEnd {
             let last = [window(c, "viewer1", #"{"width": 400, "height": 226}"#), window(c, "viewer2", #"{"width": 400, "height": 226}"#)]
             #expect(last.allSatisfy { $0.status == 200 && $0.json["picture"] as? String == "400x226" }, "\(last)")
             func windows() -> [String] { (statusJSON(c)["windows"] as? [[String: Any]] ?? []).compactMap { $0["size"] as? String } }
-            let settled = Date().addingTimeInterval(30)
-            while windows() != ["400x226"] && Date() < settled { Thread.sleep(forTimeInterval: 0.1) }
-            #expect(windows() == ["400x226"], "\(statusJSON(c))")
+            #expect(poll(until: { windows() == ["400x226"] }, timeout: 30), "\(statusJSON(c))")
             let before = statusJSON(c)["frame"] as? Int ?? 0
             #expect(p.waitForFrame(before + 30), "\(p.allOutput)")
             #expect(try whep(c, "DELETE", "/v1/whep/viewer1").status == 200 && whep(c, "DELETE", "/v1/whep/viewer2").status == 200)
-            let deadline = Date().addingTimeInterval(30)
-            while ((statusJSON(c)["windows"] as? [Any])?.count ?? 1) > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-            #expect((statusJSON(c)["windows"] as? [Any])?.isEmpty == true, "\(statusJSON(c))")
+            #expect(poll(until: { (statusJSON(c)["windows"] as? [Any])?.isEmpty == true }, timeout: 30),
+                    "\(statusJSON(c))")
             #expect(statusJSON(c)["dropped"] as? Int == 0, "\(statusJSON(c))")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0, "\(p.allOutput)")

@@ -71,6 +71,7 @@ def main():
                     piece = body[i:i + chunk]
                     self.wfile.write(piece)
                     if phase_now() == "slow":
+                        # The link's pace (the bandwidth it simulates), not a wait for anything to happen.
                         time.sleep(len(piece) * 8 / (args.slow_kbps * 1000))
                 self.wfile.flush()
             except OSError:

@@ -80,7 +80,7 @@ def main():
     viewers, failures, started_viewers = [], [], 0
     start = time.monotonic()
     for i in range(a.count):
-        # Paced by the clock, not by sleeping a fixed amount after each request.
+        # Paced by the clock, not by sleeping a fixed amount after each request (the storm's rate, not a wait).
         due = start + i / a.rate
         while time.monotonic() < due:
             time.sleep(max(0.0, due - time.monotonic()))

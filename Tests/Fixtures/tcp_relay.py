@@ -65,6 +65,7 @@ async def pump(reader, writer, delay, transform=None):
                 break
             wait = due - loop.time()
             if wait > 0:
+                # The delay the relay adds on purpose (a packet is held until it is due), not synchronisation.
                 await asyncio.sleep(wait)
             writer.write(data)
             await writer.drain()

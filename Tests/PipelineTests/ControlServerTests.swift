@@ -36,16 +36,6 @@ import TestSupport
         return h
     }
 
-    /// Checks `condition` every 50 ms until it holds (true) or `timeout` passes (false).
-    func waitFor(timeout: Double, _ condition: () -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return condition()
-    }
-
     func json(_ buffer: ByteBuffer) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView))) as? [String: Any] ?? [:]
     }
@@ -97,9 +87,9 @@ import TestSupport
                     #expect(r.status == .conflict, "the same file twice")
                 }
                 // A second of frames in the file before it is stopped.
-                #expect(try await self.waitFor(timeout: 20) {
+                #expect(try await pollAsync(until: {
                     session.status.outputs.first { $0.id == "record:\(file)" }.map { $0.delivered >= 30 } ?? false
-                })
+                }, timeout: 20, every: 0.05))
                 try await client.execute(uri: "/v1/outputs?id=record:\(file)", method: .delete, headers: Self.owner(.delete)) { r in
                     #expect(r.status == .accepted)
                 }
@@ -185,9 +175,9 @@ import TestSupport
             #expect(try String(contentsOfFile: existing, encoding: .utf8) != "precious")
             #expect(!FileManager.default.fileExists(atPath: outside.file("victim.mkv")))
             #expect(!FileManager.default.fileExists(atPath: outside.file("x.mp4")))
-            #expect(try await self.waitFor(timeout: 20) {
+            #expect(try await pollAsync(until: {
                 session.status.outputs.first { $0.id == "record:\(existing)" }.map { $0.delivered >= 10 } ?? false
-            })
+            }, timeout: 20, every: 0.05))
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Compositor
 
 /// Floating widgets (a background, insets) with z order: where they go, how they are refused, and that drawing

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Compositor
 
 /// The now-playing card redraws only what moved in its progress row (a time, the end of the bar), and each such

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Compositor
 
 /// A web widget's page is told its coming size when a resize is asked for (`PageFrames.expect`), before the frame loop

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Compositor
 
 @Suite struct RendererTests {
@@ -80,7 +81,8 @@ import Testing
 
     @Test func backgroundImageThatFailsWarnsAndFallsBack() throws {
         var warnings: [String] = []
-        let s = try scene("background: {image: /nope/bg.png, color: \"#123456\"}\nwidgets: []\n")
+        let s = try scene("background: {image: /nope/bg.png, color: \"#123456\"}\nwidgets: []\n",
+                          checks: MediaChecksLive())
         let r = Renderer(scene: s, size: PixelSize(width: 64, height: 64), warn: { warnings.append($0) })
         let surface = try r.snapshot(at: time(0))
         #expect(warnings.count == 1 && warnings[0].contains("/nope/bg.png"))

@@ -9,7 +9,7 @@ import TestSupport
     @Test func aMissingFontWarnsWithItsPlaceAndTheSceneStillLoads() throws {
         var warnings: [String] = []
         let s = try scene("widgets:\n  - type: text\n    text: hi\n    style: {font: \"No Such Font Family\"}\n",
-                          warn: { warnings.append($0) })
+                          checks: MediaChecksLive(), warn: { warnings.append($0) })
         #expect(s.widgets.count == 1)
         #expect(warnings.count == 1)
         #expect(warnings.first?.contains("test.yaml:4:") == true)

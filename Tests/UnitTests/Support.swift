@@ -44,10 +44,6 @@ func litPixels(_ s: ImageSurface, _ r: Rect) -> Int {
     return n
 }
 
-func scene(_ yaml: String, file: String = "test.yaml", warn: (String) -> Void = { _ in }) throws -> Scene {
-    try SceneLoader.parse(yaml, file: file, warn: warn)
-}
-
 /// Where two surfaces differ: the count of differing pixels and their bounding box (nil when identical).
 /// Tests compare with this, never with `==` on pixel arrays, so a failure prints a line, not megabytes.
 func difference(_ a: ImageSurface, _ b: ImageSurface, in r: Rect) -> (count: Int, bounds: Rect?) {

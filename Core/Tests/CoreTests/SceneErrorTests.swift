@@ -116,9 +116,3 @@ import TestSupport
         #expect(bad.message.contains("expected ',' or '}'"))
     }
 }
-
-/// A scene from text, read without media checks (the core's tests need no GStreamer, Cairo or fontconfig).
-func scene(_ yaml: String, file: String = "test.yaml", folder: String = ".", warn: (String) -> Void = { _ in })
-    throws -> Scene {
-    try SceneLoader.parse(yaml, file: file, baseDirectory: folder, checks: NoMediaChecks(), warn: warn)
-}
