@@ -205,7 +205,8 @@ public final class LiveSession: @unchecked Sendable {
     /// The inputs of the scene's video layers and web pages, each failing and retrying alone.
     private func startInputs() {
         let events = self.events, log = self.log
-        let context = InputContext(scene: options.scene, picture: renderer.size, web: options.web,
+        // The renderer's scene: the run's frame rate (--fps), which pages take as theirs unless they say.
+        let context = InputContext(scene: renderer.scene, picture: renderer.size, web: options.web,
                                    pageState: { [weak self] size in self?.pageState(size) ?? "{}" },
                                    onEvent: { events.publish($0) }, warn: { log("warning: \($0)") })
         inputs.start(WidgetFactory.liveInputs(of: renderer, context: context))
