@@ -70,7 +70,7 @@ extension EndToEnd {
         @Test func aMendThatOnlyRewritesHeaderFieldsSaysWhatItChanged() throws {
             let dir = try TempDir()
             let (whole, data) = try recordWithSound(dir, "mp4", size: "320x180", seconds: 3)
-            let video = try packets(whole, "v:0"), audio = try packets(whole, "a:0")
+            let video = try probePackets(whole, stream: "v:0"), audio = try probePackets(whole, stream: "a:0")
             let starts = Set((video + audio).map(\.pos))
             // A frame past the first fragments that the next frame follows in the same mdat.
             let frame = try #require(video.dropFirst(video.count / 2).first { starts.contains($0.pos + $0.size) })
@@ -124,7 +124,6 @@ extension EndToEnd {
             }
         }
 
-        typealias Packet = (pos: Int, size: Int)
         /// A recording of the demo with a tone, as `ext` in `dir`: its path and bytes.
         private func recordWithSound(_ dir: TempDir, _ ext: String, size: String, seconds: Int) throws -> (String, Data) {
             let path = dir.file("whole.\(ext)")
@@ -132,17 +131,6 @@ extension EndToEnd {
                                     "--record", path])
             #expect(r.status == 0, "\(r.stderr)")
             return (path, try Data(contentsOf: URL(fileURLWithPath: path)))
-        }
-
-        /// Where each packet of `stream` lies in the file, in file order.
-        private func packets(_ path: String, _ stream: String) throws -> [Packet] {
-            let r = try tool(["ffprobe", "-v", "error", "-select_streams", stream, "-show_entries", "packet=pos,size",
-                              "-of", "csv=p=0", path])
-            return r.out.split(separator: "\n").compactMap { line -> Packet? in
-                let f = line.split(separator: ",")
-                guard f.count == 2, let size = Int(f[0]), let pos = Int(f[1]) else { return nil }
-                return (pos, size)
-            }.sorted { $0.pos < $1.pos }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A child process the test owns: its output is collected line by line, waits are on lines appearing (with a
 /// timeout), and it is ended by its own id.
@@ -169,11 +170,7 @@ func tool(_ args: [String], timeout: TimeInterval = 60) throws -> (status: Int32
 }
 
 /// Frames ffprobe decodes from a file or URL.
-func decodedFrames(_ path: String) throws -> Int? {
-    let r = try tool(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
-                      "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
-    return Int(r.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").first ?? "")
-}
+func decodedFrames(_ path: String) throws -> Int? { try probeDecodedFrames(path) }
 
 /// Widths and heights of every decoded frame.
 func frameSizes(_ path: String) throws -> [String] {

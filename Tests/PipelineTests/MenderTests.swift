@@ -147,7 +147,7 @@ import TestSupport
                            _ cuts: (_ video: [Packet], _ audio: [Packet], _ data: Data) throws -> [Cut]) throws {
         let dir = try TempDir()
         let (whole, data) = try recordWithSound(dir, ext, size: size, seconds: 3)
-        let video = try packets(whole, "v:0"), audio = try packets(whole, "a:0")
+        let video = try probePackets(whole, stream: "v:0"), audio = try probePackets(whole, stream: "a:0")
         try #require(video.count == 90 && audio.count > 100, "\(video.count) video, \(audio.count) audio packets")
         if wholeStaysWhole { #expect(mend(whole) == .whole) }
         for cut in try cuts(video, audio, data) {
@@ -161,8 +161,8 @@ import TestSupport
             #expect(zip(before, after).filter { $0 != $1 }.count == outcome.bytesRewritten,
                     "cut at \(cut.at): \(outcome)")
             #expect(outcome.changed == (after != before), "cut at \(cut.at): \(outcome)")
-            #expect(try decodedFrames(path) == cut.video, "cut at \(cut.at): \(outcome)")
-            #expect(try packets(path, "a:0").count == cut.audio, "cut at \(cut.at): \(outcome)")
+            #expect(try probeDecodedFrames(path) == cut.video, "cut at \(cut.at): \(outcome)")
+            #expect(try probePackets(path, stream: "a:0").count == cut.audio, "cut at \(cut.at): \(outcome)")
             let decode = try runTool(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"])
             #expect(decode.status == 0 && decode.stderr.isEmpty, "cut at \(cut.at): \(decode.stderr)")
             // Mended once, it is whole.
@@ -202,23 +202,5 @@ import TestSupport
         var launch: String
         var end: String
         var description: String { "\(launch): \(end)" }
-    }
-
-    /// Where each packet of `stream` lies in the file, in file order.
-    private func packets(_ path: String, _ stream: String) throws -> [Packet] {
-        let r = try runTool(["ffprobe", "-v", "error", "-select_streams", stream, "-show_entries", "packet=pos,size",
-                             "-of", "csv=p=0", path])
-        return r.stdout.split(separator: "\n").compactMap { line -> Packet? in
-            let f = line.split(separator: ",")
-            guard f.count == 2, let size = Int(f[0]), let pos = Int(f[1]) else { return nil }
-            return (pos, size)
-        }.sorted { $0.pos < $1.pos }
-    }
-
-    /// Frames ffprobe decodes from a file.
-    private func decodedFrames(_ path: String) throws -> Int? {
-        let r = try runTool(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
-                             "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
-        return Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").first ?? "")
     }
 }
