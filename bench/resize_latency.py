@@ -6,13 +6,17 @@ alternates between two sizes, waits for each `resizeEncoded` event (which pipcom
 from the request to the live encoder's first frame of that size), and prints p50/p99/max in milliseconds
 and in frame intervals.
 
-Usage: resize_latency.py BINARY [--count N] [--fps F] [--sizes 1280x720,640x360]
+With --record, the run also records a fit MP4 (letterboxed into its first size): every resize away from that size
+then starts a fixed-size encoder for the file, the path where encoders are made ahead of the frame that applies it.
+
+Usage: resize_latency.py BINARY [--count N] [--fps F] [--sizes 1280x720,640x360] [--record]
 """
 import argparse
 import json
 import secrets
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 import urllib.request
@@ -32,13 +36,16 @@ def main():
     ap.add_argument("--count", type=int, default=50)
     ap.add_argument("--fps", type=int, default=30)
     ap.add_argument("--sizes", default="1280x720,640x360")
+    ap.add_argument("--record", action="store_true", help="also record a fit MP4 (a fixed-size encoder per resize)")
     a = ap.parse_args()
+    folder = tempfile.TemporaryDirectory()
+    record = ["--record", folder.name + "/resize.mp4"] if a.record else []
     sizes = a.sizes.split(",")
     port = free_port()
     token = secrets.token_hex(24)
     auth = {"Authorization": "Bearer " + token}
     proc = subprocess.Popen([a.binary, "run", "--control", f"127.0.0.1:{port}", "--control-token", token,
-                             "--rtsp", "127.0.0.1:0/pip", "--size", sizes[0], "--fps", str(a.fps)],
+                             "--rtsp", "127.0.0.1:0/pip", "--size", sizes[0], "--fps", str(a.fps)] + record,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     base = None
     for line in proc.stdout:
@@ -84,7 +91,7 @@ def main():
     latencies.sort()
     frame_ms = 1000 / a.fps
     pct = lambda p: latencies[min(len(latencies) - 1, int(p * (len(latencies) - 1)))]
-    print(json.dumps({"resizes": a.count, "measured": len(latencies), "fps": a.fps,
+    print(json.dumps({"resizes": a.count, "measured": len(latencies), "fps": a.fps, "record": a.record,
                       "p50_ms": round(pct(0.5), 1), "p99_ms": round(pct(0.99), 1), "max_ms": round(latencies[-1], 1),
                       "p50_frames": round(pct(0.5) / frame_ms, 2), "p99_frames": round(pct(0.99) / frame_ms, 2)}))
 

@@ -8,6 +8,8 @@ import Foundation
 final class InputSet: @unchecked Sendable {
     private let lock = NSLock()
     private var all: [any SessionInput] = []
+    /// How many of `all` (the first ones) were stopped.
+    private var stopped = 0
     /// What the now-playing card shows, as `window.pipcompose` tells pages; read on the render thread.
     private var _nowPlaying: NowPlayingConfig?
 
@@ -17,11 +19,12 @@ final class InputSet: @unchecked Sendable {
         for input in inputs { input.start() }
     }
 
-    /// Stops every input, in the order they started (the music before the layers and pages).
+    /// Stops every input, in the order they started (the music before the layers and pages), once. They stay in
+    /// the set: the end-of-run summary still says what the music was at.
     func stop() {
         let stopping = lock.withLock { () -> [any SessionInput] in
-            defer { all = [] }
-            return all
+            defer { stopped = all.count }
+            return Array(all[stopped...])
         }
         for input in stopping { input.stop() }
     }
