@@ -6,7 +6,8 @@ alternates between two sizes, waits for each `resizeEncoded` event (which pipcom
 from the request to the live encoder's first frame of that size), and prints p50/p99/max in milliseconds
 and in frame intervals.
 
-With --record, the run also records a fit MP4 (letterboxed into its first size): every resize away from that size
+A viewer (ffmpeg over RTSP/TCP, decoding to nothing) watches throughout: a picture nobody takes is neither drawn nor
+encoded, and a resize would then have no encoded frame to time. With --record, the run also records a fit MP4 (letterboxed into its first size): every resize away from that size
 then starts a fixed-size encoder for the file, the path where encoders are made ahead of the frame that applies it.
 
 Usage: resize_latency.py BINARY [--count N] [--fps F] [--sizes 1280x720,640x360] [--record]
@@ -44,14 +45,19 @@ def main():
     port = free_port()
     token = secrets.token_hex(24)
     auth = {"Authorization": "Bearer " + token}
+    rtsp_port = free_port()
     proc = subprocess.Popen([a.binary, "run", "--control", f"127.0.0.1:{port}", "--control-token", token,
-                             "--rtsp", "127.0.0.1:0/pip", "--size", sizes[0], "--fps", str(a.fps)] + record,
+                             "--rtsp", f"127.0.0.1:{rtsp_port}/pip", "--size", sizes[0], "--fps", str(a.fps)] + record,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     base = None
     for line in proc.stdout:
         if line.startswith("control "):
             base = line.split()[1]
+        if line.startswith("serving rtsp://"):
             break
+    viewer = subprocess.Popen(["ffmpeg", "-nostdin", "-v", "quiet", "-rtsp_transport", "tcp", "-i",
+                               f"rtsp://127.0.0.1:{rtsp_port}/pip", "-f", "null", "-"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     events = []
     got = threading.Condition()
 
@@ -67,12 +73,13 @@ def main():
                             got.notify_all()
 
     threading.Thread(target=listen, daemon=True).start()
-    # Let the event stream connect and the first frames go out.
-    deadline = time.time() + 10
+    # Let the event stream connect, the viewer play and the first frames go out.
+    deadline = time.time() + 20
     while time.time() < deadline:
         st = json.load(urllib.request.urlopen(urllib.request.Request(base + "/v1/status", headers=auth)))
-        if st["frame"] > 30:
+        if st["frame"] > 30 and st["viewers"] >= 1:
             break
+        time.sleep(0.1)
     latencies = []
     try:
         for i in range(a.count):
@@ -86,6 +93,8 @@ def main():
             if len(events) > before:
                 latencies.append(events[-1])
     finally:
+        viewer.terminate()
+        viewer.wait(timeout=20)
         proc.terminate()
         proc.wait(timeout=20)
     latencies.sort()
