@@ -166,6 +166,30 @@ extension EndToEnd {
             #expect(Set(try frameSizes(second)) == ["320x180"])
             #expect(try decodedFrames(second) == summaryFrames(p2, "record:\(second)"))
         }
+
+        /// The next part of a split recording starts off the frame loop; one that cannot be created (its folder was
+        /// moved away while the first part was written) fails alone: the part before it and the recording beside it,
+        /// split too, play whole.
+        @Test func aSplitPartThatCannotStartFailsAlone() throws {
+            let dir = try TempDir(), elsewhere = try TempDir()
+            let folder = dir.file("parts"), moved = dir.file("moved")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            let split = folder + "/split.mkv", other = elsewhere.file("other.mkv")
+            let (p, _) = try startLive(["--record", split, "--record", other, "--record-resize", "split"], rtsp: false)
+            #expect(p.waitForFrames("record:\(split)", atLeast: 30))
+            // The open file goes with its folder; the next part's name is in a folder that is gone.
+            try FileManager.default.moveItem(atPath: folder, toPath: moved)
+            p.send("resize 320x180")
+            let blocked = folder + "/split-2.mkv", otherNext = elsewhere.file("other-2.mkv")
+            #expect(p.waitForLine { $0.contains("record:\(blocked): cannot start") } != nil, "\(p.allOutput)")
+            #expect(p.waitForFrames("record:\(otherNext)", atLeast: 30), "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            #expect(p.stdout.contains { $0.hasPrefix("record:\(blocked): failed after 0 frames") }, "\(p.allOutput)")
+            #expect(try decodedFrames(moved + "/split.mkv") == summaryFrames(p, "record:\(split)"))
+            for file in [other, otherNext] { #expect(try decodedFrames(file) == summaryFrames(p, "record:\(file)")) }
+            #expect(Set(try frameSizes(otherNext)) == ["320x180"])
+        }
     }
 
     @Suite struct LiveBadInputTests {

@@ -1,7 +1,9 @@
 import Foundation
 
 /// The encoders a run uses, found before anything starts: the picture's encoder (x264 or a hardware one) and its
-/// pipeline, one pipeline per codec the sound is encoded to, and the music's files with their decoder.
+/// pipeline, one pipeline per codec the sound is encoded to, and the music's files with their decoder; and the
+/// outputs they will feed that were named on the command line (recordings, pushes, pipelines, HLS rungs), prepared,
+/// until `start()` puts them in the topology.
 struct EncodingPlan {
     var kind = EncoderSettings.Kind.x264
     /// nil until `make` ran.
@@ -10,6 +12,8 @@ struct EncodingPlan {
     var audio: [AudioCodec: PipelineTemplate] = [:]
     /// The files `--audio FILE` plays and the pipeline that decodes them.
     var music: (files: [AudioFile], template: PipelineTemplate)?
+    /// Set by the session once the plan is made (`makeOutputs`, `makeLadder`).
+    var outputs: [PipelineOutput] = []
 
     /// Resolves the encoder and loads every template; appends each pipeline's text to `dump` by name.
     static func make(_ options: LiveOptions, dump: inout [(String, String)],

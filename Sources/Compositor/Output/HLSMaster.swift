@@ -6,8 +6,11 @@ import Foundation
 /// resize). Before a rung has a segment, its bitrate setting (plus the sound's) stands in. Rewritten whole, by
 /// rename, once a second when it changed, so a player never reads half a playlist.
 ///
+/// An `Output` of the run like the rungs: opened as the frames start, ended after them (its last writing is final).
+/// It takes no frames itself; what it counts is what it wrote.
+///
 /// `@unchecked Sendable`: the figures are only touched on `queue`.
-final class HLSMaster: @unchecked Sendable {
+final class HLSMaster: Output, @unchecked Sendable {
     struct Rung {
         let name: String
         let output: PipelineOutput
@@ -38,21 +41,40 @@ final class HLSMaster: @unchecked Sendable {
 
     var path: String { folder + "/master.m3u8" }
 
+    var id: String { "hls:" + path }
+    var stateText: String { queue.sync { timer == nil ? "written" : "writing" } }
+    /// Times the playlist was written, and its size now.
+    var delivered: UInt64 { queue.sync { writes } }
+    var dropped: UInt64 { 0 }
+    var bytes: UInt64 { queue.sync { UInt64(written.utf8.count) } }
+    private var writes: UInt64 = 0
+
+    func open() { start() }
+    func feed(from encoder: Encoder) {}
+    func hear(_ track: AudioTrack) {}
+    func finish(timeout: TimeInterval) -> OutputEnding {
+        stop()
+        return .finalized
+    }
+
     /// Writes the playlist now (estimates) and then once a second.
     func start() {
         queue.sync { update() }
+        guard queue.sync(execute: { timer == nil }) else { return }
         let t = DispatchSource.makeTimerSource(queue: queue)
         t.schedule(deadline: .now() + 1, repeating: 1)
         t.setEventHandler { [weak self] in self?.update() }
         t.resume()
-        timer = t
+        queue.sync { timer = t }
     }
 
     /// Stops the updates after a last one (the rungs' playlists are final by then).
     func stop() {
-        timer?.cancel()
-        timer = nil
-        queue.sync { update() }
+        queue.sync {
+            timer?.cancel()
+            timer = nil
+            update()
+        }
     }
 
     private func update() {
@@ -73,6 +95,7 @@ final class HLSMaster: @unchecked Sendable {
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             written = text
+            writes += 1
         } catch {
             log("hls: cannot write \(path): \(error)")
         }

@@ -21,6 +21,16 @@ public protocol Output: AnyObject, Sendable {
     func hear(_ track: AudioTrack)
     /// Ends it: a file's end of stream written (within `timeout`), a server's viewers told and its port closed.
     func finish(timeout: TimeInterval) -> OutputEnding
+    /// Ends it as the run ends; false when a file it writes did not get its end in time. A server's ending never
+    /// fails the run.
+    func finishAsRunEnds() -> Bool
+}
+
+extension Output {
+    public func finishAsRunEnds() -> Bool {
+        _ = finish(timeout: 3)
+        return true
+    }
 }
 
 /// How an output ended.

@@ -34,6 +34,13 @@ public final class PipelineOutput: @unchecked Sendable {
     private var retryTimer: DispatchWorkItem?
     /// A failed pipeline's teardown in progress (see `fail`).
     private let teardown = DispatchGroup()
+    /// A `start()` in progress: `finish` waits for it (a split part starts off the frame loop, and may be ended
+    /// by the next resize before its pipeline runs).
+    private let startup = DispatchGroup()
+    /// Frames fed before its pipeline runs (a split part, `ctl record start`), sent first once it does: at most
+    /// `maxQueued`; past that the rest wait for a key frame, as after an overflow.
+    private var early: [HeldFrame] = []
+    private var earlyOverflowed = false
     /// `finish` has sent the end of stream and waits for it: a failure now still closes the output with its
     /// message, and ends that wait.
     private var finishing = false
@@ -124,6 +131,8 @@ public final class PipelineOutput: @unchecked Sendable {
 
     /// Builds and starts the pipeline; a bad pipeline or an unopenable sink is thrown.
     public func start() throws {
+        startup.enter()
+        defer { startup.leave() }
         if launch.isEmpty { _ = try prepare() }
         let p = try Pipeline(name: id, launch: launch)
         guard let input = p.appSource(named: "in", maxBuffers: maxQueued) else {
@@ -150,7 +159,8 @@ public final class PipelineOutput: @unchecked Sendable {
             self.input = input
             self.audioInput = audioInput
             self.audioCaps = nil
-            self.pendingAudio = []
+            // Sound held while it first starts goes out after its first frame; a restart begins afresh.
+            if _state != .starting { self.pendingAudio = [] }
             _ = self.batch?.drain()
             _ = self.audioBatch?.drain()
             self.gate.reset()
@@ -181,6 +191,14 @@ public final class PipelineOutput: @unchecked Sendable {
             _state = .running
             startedAt = Date()
             writerLock = writing
+            let held = early
+            early = []
+            for frame in held { send(frame) }
+            if earlyOverflowed {
+                earlyOverflowed = false
+                overflowing = true
+                gate.resync()
+            }
         }
         source?.requestKeyFrame()
     }
@@ -249,8 +267,8 @@ public final class PipelineOutput: @unchecked Sendable {
     func deliverAudio(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
         lock.lock()
         defer { lock.unlock() }
-        guard _state == .running, !ending, let audioInput else { return }
-        guard restamper.start != nil else {
+        guard _state == .running || _state == .starting, !ending else { return }
+        guard let audioInput, restamper.start != nil else {
             if pendingAudio.count >= Self.pendingAudioLimit { pendingAudio.removeFirst() }
             pendingAudio.append(HeldFrame(buffer: buffer, caps: caps))
             return
@@ -286,7 +304,7 @@ public final class PipelineOutput: @unchecked Sendable {
     func deliver(_ buffer: MediaBuffer, _ caps: MediaCaps?, from encoder: UInt64) {
         lock.lock()
         defer { lock.unlock() }
-        guard _state == .running, schedule != nil else { return }
+        guard _state == .running || _state == .starting, schedule != nil else { return }
         guard let pts = buffer.pts else {
             _untimed += 1
             return
@@ -307,6 +325,7 @@ public final class PipelineOutput: @unchecked Sendable {
     }
 
     private func send(_ frame: HeldFrame) {
+        if _state == .starting { return hold(frame) }
         guard _state == .running, let input else { return }
         guard gate.admit(frame.buffer) else {
             // Waiting for a key frame: at the start that is normal; after a switch or an overflow, a frame lost.
@@ -315,6 +334,16 @@ public final class PipelineOutput: @unchecked Sendable {
         }
         guard batch != nil else { return push(frame, to: input) }
         for ready in batch!.add(frame, time: frame.buffer.pts ?? 0) { push(ready, to: input) }
+    }
+
+    /// Keeps a frame that came before the pipeline runs; holds the lock.
+    private func hold(_ frame: HeldFrame) {
+        guard early.count < maxQueued, !earlyOverflowed else {
+            _overflowed += 1
+            earlyOverflowed = true
+            return
+        }
+        early.append(frame)
     }
 
     /// Hands a frame to the pipeline; holds the lock.
@@ -366,7 +395,15 @@ public final class PipelineOutput: @unchecked Sendable {
         do {
             try start()
         } catch {
-            guard case .push = spec else { throw error }
+            guard case .push = spec else {
+                // Never ran: it says so as failed (with what was held for it let go), not as finished.
+                lock.withLock {
+                    _state = .failed
+                    early = []
+                    pendingAudio = []
+                }
+                throw error
+            }
             lock.withLock { _state = .running }
             fail(error as? GstError ?? GstError(element: id, message: "\(error)"))
         }
@@ -387,6 +424,8 @@ public final class PipelineOutput: @unchecked Sendable {
             retiredDrops += input?.dropped ?? 0
             input = nil
             audioInput = nil
+            early = []
+            pendingAudio = []
             _ = batch?.drain()
             _ = audioBatch?.drain()
             // Let go of the file before it is mended.
@@ -455,6 +494,7 @@ public final class PipelineOutput: @unchecked Sendable {
     /// EOS ends the wait at once: the output fails as it would while running.
     @discardableResult
     public func finish(timeout: TimeInterval = 10) -> Ending {
+        _ = startup.wait(timeout: .now() + timeout)
         _ = teardown.wait(timeout: .now() + timeout)
         let (p, input, audioInput, second) = lock.withLock { () -> (Pipeline?, AppSource?, AppSource?, Bool) in
             if finishing { return (nil, nil, nil, true) }
@@ -467,6 +507,8 @@ public final class PipelineOutput: @unchecked Sendable {
             if was == .running, let a = self.audioInput { for p in lastSound { sendAudio(p.buffer, p.caps, to: a) } }
             // A failed output stays failed, so the run's summary says its counts end at the failure.
             _state = was == .failed ? .failed : .stopped
+            early = []
+            pendingAudio = []
             guard was == .running, let pipeline, let input = self.input else { return (pipeline, nil, nil, false) }
             finishing = true
             finished.enter()
@@ -553,7 +595,7 @@ extension PipelineOutput {
     /// Ends it as the run ends. A file must be finalized: false when its end did not come out in time. A push only
     /// says goodbye to its server, which may be slow or gone: it gets 3 s and never fails the run. An output that
     /// fails now has said so and is closed at once.
-    func finishAsRunEnds() -> Bool {
+    public func finishAsRunEnds() -> Bool {
         if case .push = spec {
             if finish(timeout: 3) == .timedOut { log("\(id): the server did not acknowledge the end of stream") }
             return true

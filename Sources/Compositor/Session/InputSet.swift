@@ -1,7 +1,7 @@
 import Foundation
 
-/// Every input of a run: the music (started with the sound, before the first frame), and the inputs of the scene's
-/// input widgets (video layers' sources, web pages), started once the outputs are open. The session starts, stops,
+/// Every input of a run: the music and the sound track made of it (started before the first frame), and the inputs
+/// of the scene's input widgets (video layers' sources, web pages), started once the outputs are open. The session starts, stops,
 /// reports and tells them alike; the web feature and the music's verbs find their own by kind.
 ///
 /// `@unchecked Sendable`: every field is behind `lock`, held only to copy or replace.
@@ -10,6 +10,7 @@ final class InputSet: @unchecked Sendable {
     private var all: [any SessionInput] = []
     /// How many of `all` (the first ones) were stopped.
     private var stopped = 0
+    private var _sound: AudioTrack?
     /// What the now-playing card shows, as `window.pipcompose` tells pages; read on the render thread.
     private var _nowPlaying: NowPlayingConfig?
 
@@ -33,6 +34,12 @@ final class InputSet: @unchecked Sendable {
     func of<Kind: SessionInput>(_ kind: Kind.Type) -> [Kind] { lock.withLock { all.compactMap { $0 as? Kind } } }
 
     var music: MusicInput? { of(MusicInput.self).first }
+
+    /// The run's sound track, made of the music (or ticks, a tone, silence), from the start until it is finished.
+    var sound: AudioTrack? {
+        get { lock.withLock { _sound } }
+        set { lock.withLock { _sound = newValue } }
+    }
 
     func report(into status: inout LiveSession.Status) {
         for input in lock.withLock({ all }) { input.report(into: &status) }

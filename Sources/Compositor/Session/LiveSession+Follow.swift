@@ -50,7 +50,7 @@ extension LiveSession {
             let near = WindowPicture.nearest(wanted, among: [main] + webrtc.offered.sorted { $0.width < $1.width }) ?? main
             return try show(near == main ? nil : near, note: why + "; this window sees the nearest picture there is, \(near)")
         }
-        guard let browser = browserRenditions, browser.limit > 0 else {
+        guard let browser = servers.windows, browser.limit > 0 else {
             return try nearest("renditions for windows are off (--max-renditions 0)")
         }
         let got: (encoder: Encoder, new: Bool)?
@@ -96,7 +96,7 @@ extension LiveSession {
 
     /// Drops a rendition made for windows once no browser sees it (its encoder drained off the frame loop).
     func dropBrowserRendition(_ size: PixelSize) {
-        guard let browser = browserRenditions, let webrtc = servers.first(WebRTCOutput.self), let loop else { return }
+        guard let browser = servers.windows, let webrtc = servers.first(WebRTCOutput.self), let loop else { return }
         let events = self.events
         browser.drop(size, stillWanted: { webrtc.watchedRenditions.contains(size) }, takeAway: { webrtc.withdraw(size) },
                      retire: { loop.retire(size, then: $0) },

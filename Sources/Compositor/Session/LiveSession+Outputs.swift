@@ -65,8 +65,8 @@ extension LiveSession {
                 ?? options.encoder.bitrate(for: options.size, fps: options.fps)
             rungs.append(HLSMaster.Rung(name: name, output: out, size: size ?? options.size, kbps: kbps))
         }
-        servers.ladder = HLSMaster(folder: hls.folder, rungs: rungs, fps: options.fps,
-                                   audioKbps: options.audio.isSilent ? nil : 128, log: log)
+        servers.add(writer: HLSMaster(folder: hls.folder, rungs: rungs, fps: options.fps,
+                                      audioKbps: options.audio.isSilent ? nil : 128, log: log))
     }
 
     /// WHEP viewers (`--webrtc`): the fan-out to browsers, VP8 for those without H.264 when it can be made, and the
@@ -88,7 +88,7 @@ extension LiveSession {
                                      maxViewers: settings.maxViewers, connectTimeout: settings.connectTimeout,
                                      frameClockBase: { [weak self] in self?.loop?.clock.baseTime },
                                      onEvent: { events.publish($0) }))
-        browserRenditions = BrowserRenditions(limit: settings.maxRenditions)
+        servers.windows = BrowserRenditions(limit: settings.maxRenditions)
         dump.append(("webrtc", try WebRTCOutput.launch(template: fan, vp8: vp8, audio: !options.audio.isSilent)))
         dump.append(("webrtc viewer", try viewer.render(["pt": "PT"])))
         if let vp8 { dump.append(("webrtc viewer (VP8)", try vp8.viewer.render(["pt": "PT"]))) }
@@ -129,7 +129,7 @@ extension LiveSession {
             throw error
         }
         loop.renditions = pictures
-        let running = self.running, servers = self.servers, browser = browserRenditions
+        let running = self.running, servers = self.servers, browser = servers.windows
         loop.renditionEncoders = {
             guard let graph = running.value else { return [:] }
             var wanted = graph.watched

@@ -88,17 +88,17 @@ extension LiveSession {
     public var status: Status {
         let s = loop?.stats ?? FrameLoop.Stats()
         let graph = running.value
-        let windows = browserRenditions?.encoders ?? [:]
+        let windows = servers.windows?.encoders ?? [:]
         let encs = (graph?.allEncoders ?? []) + windows.values
         let ended = tally.snapshot
-        let retired = ended.retiredDrops + (browserRenditions?.retiredDrops ?? 0)
+        let retired = ended.retiredDrops + (servers.windows?.retiredDrops ?? 0)
         let outs = (servers.all + ended.ran as [any Output]).map { o in
             Status.OutputCounts(id: o.id, state: o.stateText, delivered: o.delivered, dropped: o.dropped, bytes: o.bytes)
         }
         var status = Status(size: s.size, frame: s.frame, rendered: s.rendered, repeated: s.repeated, late: s.late,
                             encoderDropped: encs.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped } + retired,
                             encoded: graph?.live.encodedFrames ?? ended.finalEncoded,
-                            outputs: outs, viewers: servers.viewerCount, uptime: Date().timeIntervalSince(started))
+                            outputs: outs, viewers: servers.viewerCount, uptime: Date().timeIntervalSince(tally.began))
         status.restarts = ended.ran.map { ($0.id, $0.restarts) }
         status.renditions = options.renditions.map { r in
             Status.RenditionCounts(size: r.size, bitrateKbps: options.encoder.bitrate(forRendition: r, fps: options.fps),
@@ -107,7 +107,7 @@ extension LiveSession {
                                    outputs: graph?.topology.outputs.filter { $0.rendition == r.size }.map(\.id) ?? [])
         }
         for server in servers.all { server.report(into: &status) }
-        if browserRenditions != nil {
+        if servers.windows != nil {
             status.windowRenditions = windows.keys.sorted { ($0.width, $0.height) < ($1.width, $1.height) }.map { size in
                 Status.WindowCounts(size: size, frames: s.renditionFrames[size] ?? 0, encoded: windows[size]?.encodedFrames ?? 0,
                                     viewers: status.webrtcViewers.filter { $0.picture == size }.map(\.id))
@@ -116,7 +116,7 @@ extension LiveSession {
         status.injected = s.injected
         status.idle = s.idle
         status.delayHeld = graph?.live.delayHeld ?? ended.finalDelayHeld
-        if let audio { status.audio = Status.Sound(choice: audio.choice.description, packets: audio.encodedPackets, dropped: audio.dropped) }
+        if let audio = inputs.sound { status.audio = Status.Sound(choice: audio.choice.description, packets: audio.encodedPackets, dropped: audio.dropped) }
         inputs.report(into: &status)
         return status
     }

@@ -2,8 +2,8 @@ import Foundation
 
 /// Changes to what runs. Each is computed by `Topology` as a value and carried out here, on `owner`, the one
 /// queue that replaces the running graph. Nothing slow happens on that queue: the encoders a resize needs are made
-/// when it is asked for (`prepareResize`), draining an encoder or finalizing a file runs elsewhere and reports back
-/// as an event.
+/// when it is asked for (`prepareResize`), a split recording's next part starts off it (`startSplitPart`), draining
+/// an encoder or finalizing a file runs elsewhere and reports back as an event.
 extension LiveSession {
     /// A resize was asked for: the fixed-size encoders it will need (a `fit` recording letterboxed into the size it
     /// started with) are made now, off the frame loop and the owner's queue, so the frame that applies it only
@@ -90,12 +90,15 @@ extension LiveSession {
                 outputs.removeValue(forKey: id)?.end(at: time)
             case .start(let o):
                 do {
+                    // Fed from this frame on now; its pipeline starts off this queue and takes the frames held
+                    // meanwhile (opening a file is no work for the frame that applies a resize).
                     let fresh = try makePipelineOutput(o.spec, index: 0, location: o.location)
+                    _ = try fresh.prepare()
                     fresh.feed(from: graph.live, startingAt: time)
-                    try fresh.start()
                     outputs[o.id] = fresh
                     tally.started([fresh])
-                    log("\(o.id): size is now \(topology.size); continuing in \(o.location ?? o.id)")
+                    let size = topology.size
+                    DispatchQueue.global().async { [weak self] in self?.startSplitPart(fresh, size: size) }
                 } catch {
                     log("\(o.id): cannot start: \(error)")
                 }
@@ -108,6 +111,26 @@ extension LiveSession {
         topology = kept
         for case .retireEncoder(let s) in retiring { if let e = fixed.removeValue(forKey: s) { retire(e) } }
         return graph.replacing(topology: topology, fixed: fixed, outputs: outputs.filter { topology.output($0.key) != nil })
+    }
+
+    /// Starts the next part of a split recording, fed since the frame of the resize. One that cannot start leaves the
+    /// topology and says why; the rest carry on.
+    private func startSplitPart(_ part: any PlacedOutput, size: PixelSize) {
+        do {
+            try part.open()
+            log("\(part.id): size is now \(size); continuing in \(part.location ?? part.id)")
+        } catch {
+            log("\(part.id): cannot start: \(error)")
+            owner.sync {
+                guard let graph = running.value, graph.outputs[part.id] === part,
+                      let (next, steps) = try? graph.topology.removing(part.id) else { return }
+                var fixed = graph.fixed
+                for case .retireEncoder(let s) in steps { if let e = fixed.removeValue(forKey: s) { retire(e) } }
+                running.value = graph.replacing(topology: next, fixed: fixed,
+                                                outputs: graph.outputs.filter { $0.key != part.id })
+            }
+            _ = part.finish(timeout: 1)
+        }
     }
 
     /// Drains and stops an encoder nobody listens to, off the owner's queue; outputs waiting for its last
@@ -173,7 +196,7 @@ extension LiveSession {
     /// Ends one output while the rest run on. It leaves the topology now; its file is finalized in the
     /// background (up to 10 s for the muxer to finish), which `didStop` reports with `finalized`.
     public func stopOutput(id: String) throws(ControlError) {
-        let (out, retiring) = try owner.sync { Result { () throws(ControlError) -> (PipelineOutput, [Encoder]) in
+        let (out, retiring) = try owner.sync { Result { () throws(ControlError) -> (any PlacedOutput, [Encoder]) in
             guard let graph = running.value else { throw ControlError.conflict("not running") }
             let (alive, _) = graph.topology.keeping(graph.alive)
             let (next, steps) = try ControlError.from(alive.removing(id))
@@ -189,7 +212,7 @@ extension LiveSession {
         let events = self.events
         DispatchQueue.global().async {
             // As before: only running out of time is reported (an output that failed has said so in outputFailed).
-            let ended = out.finish()
+            let ended = out.finish(timeout: 10)
             events.publish(.didStop(output: id, finalized: ended != .timedOut))
         }
         for e in retiring { retire(e) }

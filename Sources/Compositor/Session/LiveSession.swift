@@ -11,9 +11,9 @@ import Foundation
 /// topology queue (`owner`): a resize, an output started or stopped. The frame loop reads the running graph
 /// the owner published last. `stop()` drains every encoder and finalizes every file before returning.
 ///
-/// `@unchecked Sendable`: `plan`, `servers`' members, `prepared`, `audio` and `loop` are set by `prepare()`/`start()`
-/// before any other thread sees the session; the graph is in `running` (a `Latest`); `inputs`, `tally`, `resizes`
-/// and `watch` lock themselves.
+/// `@unchecked Sendable`: `plan`, `servers`' members and `loop` are set by `prepare()`/`start()` before any other
+/// thread sees the session; the graph is in `running` (a `Latest`); `inputs`, `tally`, `resizes` and `watch` lock
+/// themselves.
 public final class LiveSession: @unchecked Sendable {
     public let options: LiveOptions
     public let renderer: Renderer
@@ -21,31 +21,24 @@ public final class LiveSession: @unchecked Sendable {
     public let events: EventBus
     public let metrics = LiveMetrics()
     public let log: @Sendable (String) -> Void
-    /// The encoders' pipelines and what the sound needs, found by `prepare()`.
+    /// The encoders' pipelines, what the sound needs and the outputs named on the command line, found by `prepare()`.
     var plan = EncodingPlan()
-    /// What serves viewers (RTSP and its renditions' paths, WebRTC, the HLS ladder's playlist), made by `prepare()`.
+    /// What serves viewers (RTSP and its renditions' paths, WebRTC, the HLS ladder's playlist, renditions made for
+    /// browsers' windows), made by `prepare()`.
     let servers = ServerSet()
-    /// The recordings, pushes and pipelines named on the command line, prepared, until `start()` puts them in the
-    /// topology.
-    private var prepared: [PipelineOutput] = []
-    /// Music, video layers' sources, web pages: from `start()` until `stop()`.
+    /// Music and the sound track, video layers' sources, web pages: from `start()` until `stop()`.
     let inputs = InputSet()
-    /// The audio track, from `start()` until `stop()` (nil with `--audio none`).
-    public private(set) var audio: AudioTrack?
-    /// Renditions made for browsers following their windows (`--webrtc`), from `prepare()`.
-    var browserRenditions: BrowserRenditions?
     private(set) var loop: FrameLoop?
     /// The one owner of what runs: every change to the topology is made on this queue, one at a time.
     let owner = DispatchQueue(label: "pipcompose.topology")
     /// What runs now, published whole by `owner`; nil before start and after stop.
     let running = Latest<RunningGraph?>(nil)
-    /// What ended: outputs that ran, encoders' drops, the live encoder's last figures.
+    /// When it began, what ended: outputs that ran, encoders' drops, the live encoder's last figures.
     let tally = RunTally()
     /// Resizes asked for and not yet applied: when, and the encoders made ahead for them.
     let resizes = PendingResizes()
     /// New drops reported, web pages told, once a second.
     private let watch = EverySecond(label: "drop-watch")
-    let started = Date()
 
     public init(options: LiveOptions, log: @escaping @Sendable (String) -> Void) {
         var options = options
@@ -61,10 +54,13 @@ public final class LiveSession: @unchecked Sendable {
         playback = Playback(timeline: scene.timeline)
     }
 
+    /// The audio track, from `start()` until `stop()` (nil with `--audio none`).
+    public var audio: AudioTrack? { inputs.sound }
+
     /// The ids of the outputs that run now (recordings, pushes, pipelines; not the servers).
     public var outputIDs: [String] {
         if let g = running.value { return g.topology.outputs.map(\.id) }
-        return prepared.map(\.id)
+        return plan.outputs.map(\.id)
     }
 
     /// The RTSP server's main address (the main picture's path), when the run serves RTSP.
@@ -77,8 +73,8 @@ public final class LiveSession: @unchecked Sendable {
         Gst.initialize()
         var dump: [(String, String)] = []
         plan = try EncodingPlan.make(options, dump: &dump, warn: { [log] in log("warning: \($0)") })
-        prepared = try makeOutputs(dump: &dump)
-        try makeLadder(adding: &prepared, dump: &dump)
+        plan.outputs = try makeOutputs(dump: &dump)
+        try makeLadder(adding: &plan.outputs, dump: &dump)
         try makeWebRTC(dump: &dump)
         return dump
     }
@@ -94,8 +90,8 @@ public final class LiveSession: @unchecked Sendable {
             rollback.add { [servers] in servers.close(timeout: 2) }
             loop = try makeFrameLoop()
             try startSound(on: loop)
-            rollback.add { [self] in
-                audio?.finish(at: 0, timeout: 2)
+            rollback.add { [inputs] in
+                inputs.sound?.finish(at: 0, timeout: 2)
                 inputs.stop()
             }
             let (live, renditions) = try makeEncoders(for: loop)
@@ -111,7 +107,7 @@ public final class LiveSession: @unchecked Sendable {
         startInputs()
         warmUp()
         loop.start()
-        servers.ladder?.start()
+        servers.startWriting(log: log)
         watchDrops()
     }
 
@@ -162,9 +158,9 @@ public final class LiveSession: @unchecked Sendable {
             throw error
         }
         track.delay(by: options.injectDelayMs)
-        audio = track
+        inputs.sound = track
         loop.afterFrame = { [weak track] time in track?.advance(to: time) }
-        for out in servers.all + prepared as [any Output] { out.hear(track) }
+        for out in servers.all + plan.outputs as [any Output] { out.hear(track) }
     }
 
     /// The live encoder (it follows the render size) and one per rendition.
@@ -184,9 +180,9 @@ public final class LiveSession: @unchecked Sendable {
     private func openOutputs(live: Encoder, renditions: [PixelSize: Encoder]) throws {
         try owner.sync {
             var topology = Topology(size: renderer.size)
-            var outputs: [String: PipelineOutput] = [:]
+            var outputs: [String: any PlacedOutput] = [:]
             do {
-                for out in prepared {
+                for out in plan.outputs {
                     topology = try topology.adding(Topology.Output(id: out.id, spec: out.spec, location: out.location,
                                                                    rendition: out.rendition))
                     outputs[out.id] = out
@@ -194,11 +190,12 @@ public final class LiveSession: @unchecked Sendable {
                     try out.open()
                 }
             } catch {
-                for out in prepared { out.finish(timeout: 2) }
+                for out in plan.outputs { _ = out.finish(timeout: 2) }
                 throw error
             }
-            tally.started(prepared)
-            running.value = RunningGraph(topology: topology, live: live, renditions: renditions, outputs: outputs)
+            tally.started(plan.outputs)
+            running.value = RunningGraph(topology: topology, live: live, renditions: renditions, outputs: outputs,
+                                         servers: servers)
         }
     }
 
@@ -253,21 +250,22 @@ public final class LiveSession: @unchecked Sendable {
         var ok = true
         let encoders = graph.allEncoders
         // The sound ends where the last frame ends: both tracks within one frame of each other.
-        if let audio, let loop {
+        if let audio = inputs.sound, let loop {
             let end = loop.clock.time(ofFrame: loop.stats.frame + 1)
             ok = audio.finish(at: end) && ok
         }
         inputs.stop()
         for e in encoders { ok = e.finish() && ok }
         // Renditions made for browsers' windows: nobody records them, drained for the count.
-        for e in browserRenditions?.encoders.values.map({ $0 }) ?? [] { _ = e.finish(timeout: 2) }
+        for e in servers.windows?.encoders.values.map({ $0 }) ?? [] { _ = e.finish(timeout: 2) }
         discardReadyEncoders()
         tally.ended(live: graph.live, encoders: encoders)
         let outs = tally.ran
         // Every encoder is drained: frames an output held for a switch that will not complete go out now.
         for out in outs { for e in encoders { out.sourceEnded(e) } }
-        for out in outs { ok = out.finishAsRunEnds() && ok }
-        servers.finish(timeout: 3)
+        // Every output as one set: those that ran (split parts and stopped ones too, already ended), then the servers
+        // and writers the graph holds.
+        for out in outs + graph.servers.outputs as [any Output] { ok = out.finishAsRunEnds() && ok }
         return ok
     }
 

@@ -1,13 +1,12 @@
 import Foundation
 
-/// What a run keeps of outputs and encoders that ended, for status and the end-of-run summary: every output that
-/// ran (in the order they started), the frames dropped at encoders that have stopped, and the live encoder's last
-/// figures once it is gone.
+/// What a run keeps for status and the end-of-run summary: when it began, every output that ran (in the order they
+/// started), the frames dropped at encoders that have stopped, and the live encoder's last figures once it is gone.
 ///
 /// `@unchecked Sendable`: every field is behind `lock`, held only to copy or add.
 final class RunTally: @unchecked Sendable {
     struct Snapshot {
-        var ran: [PipelineOutput] = []
+        var ran: [any PlacedOutput] = []
         /// Frames dropped at encoders that have stopped (fixed encoders after a resize back, all at the end).
         var retiredDrops: UInt64 = 0
         /// Frames the live encoder produced, and how long `--inject-delay-ms` held them, once it is gone.
@@ -15,13 +14,14 @@ final class RunTally: @unchecked Sendable {
         var finalDelayHeld: LatencySummary?
     }
 
+    let began = Date()
     private let lock = NSLock()
     private var kept = Snapshot()
 
     var snapshot: Snapshot { lock.withLock { kept } }
-    var ran: [PipelineOutput] { lock.withLock { kept.ran } }
+    var ran: [any PlacedOutput] { lock.withLock { kept.ran } }
 
-    func started(_ outputs: [PipelineOutput]) { lock.withLock { kept.ran += outputs } }
+    func started(_ outputs: [any PlacedOutput]) { lock.withLock { kept.ran += outputs } }
 
     func retired(_ e: Encoder) { lock.withLock { kept.retiredDrops += e.droppedFrames + e.delayDropped } }
 

@@ -1,12 +1,16 @@
 import Foundation
 
-/// The running objects of one `Topology`: the encoders and the outputs they feed. Immutable: every change makes
-/// a new graph, which `LiveSession` publishes whole, so the frame loop reads one consistent graph per frame.
+/// The running objects of one `Topology`: the encoders, the outputs they feed, and the servers fed from them.
+/// Immutable: every change makes a new graph, which `LiveSession` publishes whole, so the frame loop reads one
+/// consistent graph per frame.
 final class RunningGraph: Sendable {
     let topology: Topology
     let live: Encoder
     let fixed: [PixelSize: Encoder]
-    let outputs: [String: PipelineOutput]
+    /// The outputs the topology places (recordings, pushes, pipelines, HLS rungs), by id.
+    let outputs: [String: any PlacedOutput]
+    /// What serves viewers and writes for players, for the whole run: never moved by a topology change.
+    let servers: ServerSet
     /// One encoder per rendition (`--rendition`), for the whole run.
     let renditions: [PixelSize: Encoder]
     /// Every encoder of the main picture, the live one first: what the frame loop feeds the main picture to.
@@ -15,8 +19,9 @@ final class RunningGraph: Sendable {
     let watched: [PixelSize: Encoder]
 
     init(topology: Topology, live: Encoder, fixed: [PixelSize: Encoder] = [:], renditions: [PixelSize: Encoder] = [:],
-         outputs: [String: PipelineOutput]) {
+         outputs: [String: any PlacedOutput], servers: ServerSet) {
         self.topology = topology
+        self.servers = servers
         self.live = live
         self.fixed = fixed
         self.renditions = renditions
@@ -30,9 +35,15 @@ final class RunningGraph: Sendable {
         encoders + renditions.keys.sorted { ($0.width, $0.height) < ($1.width, $1.height) }.compactMap { renditions[$0] }
     }
 
-    func replacing(topology: Topology, fixed: [PixelSize: Encoder]? = nil, outputs: [String: PipelineOutput]? = nil) -> RunningGraph {
+    func replacing(topology: Topology, fixed: [PixelSize: Encoder]? = nil,
+                   outputs: [String: any PlacedOutput]? = nil) -> RunningGraph {
         RunningGraph(topology: topology, live: live, fixed: fixed ?? self.fixed, renditions: renditions,
-                     outputs: outputs ?? self.outputs)
+                     outputs: outputs ?? self.outputs, servers: servers)
+    }
+
+    /// Every output of the run, as one set: the placed ones, then the servers and writers.
+    var everyOutput: [any Output] {
+        outputs.keys.sorted().compactMap { outputs[$0] } + servers.outputs
     }
 
     /// The encoder behind `feed`, if it exists.
@@ -46,7 +57,7 @@ final class RunningGraph: Sendable {
 
     /// Outputs that still run or will again (a push retrying); failed and finished ones leave the topology.
     var alive: Set<String> {
-        Set(outputs.filter { $0.value.state != .failed && $0.value.state != .stopped }.keys)
+        Set(outputs.filter { $0.value.isAlive }.keys)
     }
 }
 
