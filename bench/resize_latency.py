@@ -9,8 +9,10 @@ and in frame intervals.
 A viewer (ffmpeg over RTSP/TCP, decoding to nothing) watches throughout: a picture nobody takes is neither drawn nor
 encoded, and a resize would then have no encoded frame to time. With --record, the run also records a fit MP4 (letterboxed into its first size): every resize away from that size
 then starts a fixed-size encoder for the file, the path where encoders are made ahead of the frame that applies it.
+With --split, it records a split MKV: every resize ends a part and starts the next file, whose pipeline starts off
+the frame loop (so it should not show in the latency).
 
-Usage: resize_latency.py BINARY [--count N] [--fps F] [--sizes 1280x720,640x360] [--record]
+Usage: resize_latency.py BINARY [--count N] [--fps F] [--sizes 1280x720,640x360] [--record] [--split]
 """
 import argparse
 import json
@@ -38,9 +40,12 @@ def main():
     ap.add_argument("--fps", type=int, default=30)
     ap.add_argument("--sizes", default="1280x720,640x360")
     ap.add_argument("--record", action="store_true", help="also record a fit MP4 (a fixed-size encoder per resize)")
+    ap.add_argument("--split", action="store_true", help="record a split MKV instead (a new file per resize)")
     a = ap.parse_args()
     folder = tempfile.TemporaryDirectory()
     record = ["--record", folder.name + "/resize.mp4"] if a.record else []
+    if a.split:  # --record-resize is the run's: the fit MP4 would be split too
+        record = ["--record", folder.name + "/split.mkv", "--record-resize", "split"]
     sizes = a.sizes.split(",")
     port = free_port()
     token = secrets.token_hex(24)

@@ -10,7 +10,8 @@ struct RunCommand: ParsableCommand {
         With no output options, serves RTSP at rtsp://127.0.0.1:8554/pip. Type `resize WxH` (or just WxH) and
         Enter on standard input to change the render size while running; `status` prints the counters.
         Ctrl-C or SIGTERM finalizes every file and exits 0, also when an output failed (it says so, and is not
-        waited for); 1 when an output did not finish within 10 s.
+        waited for); 1 when an output did not finish within 10 s, or was stuck in a write and left behind 2 s
+        later (named in the message). An output that takes nothing for 10 s while running fails alone as stuck.
         """
     )
 
@@ -247,6 +248,11 @@ struct RunCommand: ParsableCommand {
         say("\(o.size) at \(o.fps) fps; type 'resize WxH' + Enter to resize, Ctrl-C to stop")
         let ok = run.waitForEnd()
         say(LiveRun.summarize(run.session.status))
-        if !ok { throw UserError("some outputs did not finish in time; their files may lack the last second") }
+        if !ok {
+            let named = run.session.unfinishedOutputs
+            throw UserError((named.isEmpty ? "some outputs" : named.joined(separator: ", "))
+                            + " did not finish in time: their files may lack their end (one stuck in a write was left "
+                            + "behind as far as it got; `pipcompose mend FILE` ends a recording on its last whole frame)")
+        }
     }
 }

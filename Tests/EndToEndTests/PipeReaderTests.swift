@@ -76,13 +76,70 @@ extension EndToEnd.RobustnessTests {
         #expect(try decodedFrames(other) == summaryFrames(p, "record:\(other)"))
     }
 
+    /// A reader that opened the FIFO and never reads (a stalled consumer, as a hung pipe to another program would
+    /// be). Four seconds fill the pipe, so the recording's sink waits in a write that never returns, and its end of
+    /// stream cannot come out: it is given its 10 s, then 2 s to stop, and is left behind. The run exits 1 naming
+    /// it, at once after that; the recording beside it is finalized whole.
+    @Test func aFIFONobodyReadsIsLeftBehindAndTheOtherFinalizes() throws {
+        let dir = try TempDir()
+        let fifo = dir.file("pipe.ts"), other = dir.file("other.mkv")
+        let (reader, p) = try holdingReader(fifo, other, seconds: 4)
+        defer { reader.send("leave") }
+        #expect(p.waitForExit(timeout: 60) == 1, "\(p.allOutput)")
+        let out = p.allOutput
+        #expect(p.stderr.contains { $0.contains("record:\(fifo): stuck: its end did not come out") }, "\(out)")
+        #expect(p.stderr.contains { $0.contains("record:\(fifo) did not finish in time") }, "\(out)")
+        #expect(p.stdout.contains { $0.hasPrefix("record:\(fifo): stuck (left behind) after ") }, "\(out)")
+        let frames = try #require(summaryFrames(p, "record:\(other)"), "\(out)")
+        #expect(frames >= 100, "\(out)")
+        #expect(try decodedFrames(other) == frames, "\(out)")
+    }
+
+    /// A reader that reads, then stops (SIGSTOP) while the run goes on: the recording into its pipe takes nothing
+    /// for 10 s, drops meanwhile, and is failed as stuck while the recording beside it goes on; the run ends as
+    /// usual (0: it failed alone and said so) and the reader, let go on, reads to the end of what was written.
+    @Test func aPipeWhoseReaderStopsReadingFailsAloneAsStuck() throws {
+        let dir = try TempDir()
+        let fifo = dir.file("pipe.ts"), copy = dir.file("copy.ts"), other = dir.file("other.mkv")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = try LiveProcess("/usr/bin/python3", [fixture("fifo_reader.py"), fifo, "--copy", copy])
+        defer { kill(reader.process.processIdentifier, SIGCONT) }
+        let p = try LiveProcess(binary, ["run", "--no-control", "--size", "320x180", "--status-every", "0.5",
+                                         "--record", fifo, "--record", other])
+        #expect(p.waitForFrames("record:\(fifo)", atLeast: 30), "\(p.allOutput)")
+        kill(reader.process.processIdentifier, SIGSTOP)
+        #expect(p.waitForLine(timeout: 60) { $0.contains("record:\(fifo): failed and closed: ") && $0.contains("stuck") }
+                != nil, "\(p.allOutput)")
+        let before = p.stdout.last { $0.contains(" record:\(other): ") }.flatMap(LiveProcess.frames(in:)) ?? 0
+        #expect(p.waitForFrames("record:\(other)", atLeast: before + 30), "\(p.allOutput)")
+        p.signal(SIGINT)
+        try expectFailedAlone(p, fifo: fifo, other: other)
+        kill(reader.process.processIdentifier, SIGCONT)
+        #expect(reader.waitForExit() == 0, "\(reader.allOutput)")
+        #expect(reader.stdout.contains { $0.hasPrefix("eof ") }, "\(reader.allOutput)")
+    }
+
+    /// A FIFO that nothing reads: the recording waits 10 s for a reader (its sink would wait in its open forever),
+    /// then the run is refused with what to do, and nothing is left running.
+    @Test func aFIFOWithoutAReaderIsRefusedAfterItsWait() throws {
+        let dir = try TempDir()
+        let fifo = dir.file("pipe.ts"), other = dir.file("other.mkv")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let p = try LiveProcess(binary, ["run", "--no-control", "--size", "320x180", "--duration", "1",
+                                         "--record", other, "--record", fifo])
+        #expect(p.waitForExit(timeout: 60) == 1, "\(p.allOutput)")
+        #expect(p.stderr.contains { $0.contains("nothing reads the FIFO '\(fifo)' (waited 10 s): start its reader first") },
+                "\(p.allOutput)")
+    }
+
     /// A FIFO at `fifo` with a reader that holds it open, reads nothing, and leaves when told (a line "leave"), in a
-    /// pipe of one page; and a 1 s run recording into it and into `other`. The reader has opened the FIFO.
-    private func holdingReader(_ fifo: String, _ other: String) throws -> (reader: LiveProcess, run: LiveProcess) {
+    /// pipe of one page; and a run of `seconds` recording into it and into `other`. The reader has opened the FIFO.
+    private func holdingReader(_ fifo: String, _ other: String,
+                               seconds: Int = 1) throws -> (reader: LiveProcess, run: LiveProcess) {
         #expect(mkfifo(fifo, 0o600) == 0)
         let reader = try LiveProcess("/usr/bin/python3", [fixture("fifo_reader.py"), fifo, "--hold",
                                                           "--pipe-size", "4096"])
-        let p = try LiveProcess(binary, ["run", "--no-control", "--size", "320x180", "--duration", "1",
+        let p = try LiveProcess(binary, ["run", "--no-control", "--size", "320x180", "--duration", String(seconds),
                                          "--record", fifo, "--record", other])
         #expect(reader.waitForLine { $0 == "open" } != nil, "\(reader.allOutput)")
         return (reader, p)

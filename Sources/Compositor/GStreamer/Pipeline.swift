@@ -398,6 +398,23 @@ public final class Pipeline: @unchecked Sendable {
     }
 }
 
+extension Pipeline {
+    /// Stops without draining, giving up after `timeout`: false when the pipeline did not reach NULL by then (a sink
+    /// blocked in a write that never returns: a FIFO nobody reads, a hung mount). Such a pipeline is left behind: the
+    /// thread stopping it keeps it, and stays blocked, for the life of the process; nothing else touches it again
+    /// (dropping it would set NULL once more, and block whoever dropped it).
+    public func stop(within timeout: TimeInterval) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        let stopper = Thread { [self] in
+            stop(drain: false)
+            done.signal()
+        }
+        stopper.name = "stop:" + name
+        stopper.start()
+        return done.wait(timeout: .now() + timeout) == .success
+    }
+}
+
 /// The closure of a caps probe, kept alive until GStreamer drops the probe.
 private final class CapsProbeBox {
     let handler: (MediaCaps) -> Void

@@ -42,4 +42,10 @@ public enum OutputEnding: Sendable, Equatable {
     case failed
     /// Its end of stream did not come out in time; it was stopped anyway and its file may lack its end.
     case timedOut
+    /// It could not even be stopped (its sink blocked in a write that never returns: a FIFO nobody reads, a hung
+    /// mount): it was left behind as it was, its file as far as it got, and the run went on without it.
+    case abandoned
+
+    /// Whether a file it wrote got its end.
+    public var isWhole: Bool { self == .finalized || self == .failed }
 }

@@ -10,8 +10,15 @@ import Foundation
 /// same locked fields (the pipeline, its appsrcs, the source schedule, the state).
 public final class PipelineOutput: @unchecked Sendable {
     public enum State: String, Sendable {
-        case starting, running, failed, retrying, stopped
+        /// `stuck`: it could not be stopped (a write that never returns) and was left behind at the end.
+        case starting, running, failed, retrying, stopped, stuck
     }
+
+    /// How long its pipeline may take nothing (its queue full all along) before it is failed as stuck: a reader that
+    /// stopped reading a FIFO or a pipe, a hung mount. It drops by group of pictures meanwhile, as any slow output.
+    public static let stuckAfter: TimeInterval = 10
+    /// How long a pipeline may take to stop once its end came, or did not come in time, before it is left behind.
+    public static let stopBound: TimeInterval = 2
 
     public let id: String
     public let spec: OutputSpec
@@ -68,6 +75,9 @@ public final class PipelineOutput: @unchecked Sendable {
     /// the rest of that key frame's group after them, which would decode to garbage without the lost frame.
     private var _overflowed: UInt64 = 0
     private var overflowing = false
+    /// Since when (monotonic ns) its queue has been full with nothing taken; whether it was failed for that.
+    private var fullSince: UInt64?
+    private var stuckReported = false
     /// A file that cannot change picture size (MP4, MKV) keeps the caps it started with.
     private let keepsFirstCaps: Bool
     /// How many frames the output may queue before it drops (a recording tolerates a slow disk longer).
@@ -134,6 +144,13 @@ public final class PipelineOutput: @unchecked Sendable {
         startup.enter()
         defer { startup.leave() }
         if launch.isEmpty { _ = try prepare() }
+        // The write end found for a FIFO's reader is held until the sink has opened its own: closed before, the
+        // reader would see the end of its input, leave, and the sink would wait for another one forever.
+        let heldWriteEnd = try location.flatMap { path -> Int32? in
+            guard case .record = spec else { return nil }
+            return try Self.awaitReader(ofFIFO: path, id: id)
+        }
+        defer { if let heldWriteEnd { close(heldWriteEnd) } }
         let p = try Pipeline(name: id, launch: launch)
         guard let input = p.appSource(named: "in", maxBuffers: maxQueued) else {
             p.stop(drain: false)
@@ -165,6 +182,8 @@ public final class PipelineOutput: @unchecked Sendable {
             _ = self.audioBatch?.drain()
             self.gate.reset()
             self.restamper.reset()
+            self.fullSince = nil
+            self.stuckReported = false
         }
         // Events name their pipeline: a late error of one already taken down (after a restart, or one `finish` has
         // acted on) is not this output's failure.
@@ -201,6 +220,25 @@ public final class PipelineOutput: @unchecked Sendable {
             }
         }
         source?.requestKeyFrame()
+    }
+
+    /// A recording into a FIFO that no process reads would wait in its sink's open forever: it waits here for a
+    /// reader, up to `readerWait`, and is refused after that with what to do. Returns the write end it opened, which
+    /// the caller holds until its sink has opened its own; nil for anything but a FIFO.
+    static let readerWait: TimeInterval = 10
+    private static func awaitReader(ofFIFO path: String, id: String) throws -> Int32? {
+        var st = stat()
+        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFIFO else { return nil }
+        let deadline = DispatchTime.now() + readerWait
+        while true {
+            // A write end opens without waiting only when a reader has the FIFO open (ENXIO otherwise).
+            let fd = Glibc.open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            if fd >= 0 { return fd }
+            guard errno == ENXIO, DispatchTime.now() < deadline else { break }
+            usleep(100_000)
+        }
+        throw GstError(element: id, message: "nothing reads the FIFO '\(path)' (waited \(Int(readerWait)) s): start its "
+                       + "reader first, then record into it")
     }
 
     /// A receiver asked for a key frame: the encoder sends one, spaced from the last as for any viewer.
@@ -336,6 +374,22 @@ public final class PipelineOutput: @unchecked Sendable {
         for ready in batch!.add(frame, time: frame.buffer.pts ?? 0) { push(ready, to: input) }
     }
 
+    /// Its queue is full: once it has been for `stuckAfter` (nothing taken all that time) it is failed as stuck, off
+    /// this thread; holds the lock.
+    private func noteFull() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard let since = fullSince else {
+            fullSince = now
+            return
+        }
+        guard !stuckReported, now - since >= UInt64(Self.stuckAfter * 1e9), let p = pipeline else { return }
+        stuckReported = true
+        let key = ObjectIdentifier(p), id = self.id
+        let error = GstError(element: id, message: "stuck: it took nothing for \(Int(Self.stuckAfter)) s (its queue "
+                             + "full: a reader that stopped reading, a hung disk or mount)")
+        DispatchQueue.global().async { [weak self] in self?.fail(error, of: key) }
+    }
+
     /// Keeps a frame that came before the pipeline runs; holds the lock.
     private func hold(_ frame: HeldFrame) {
         guard early.count < maxQueued, !earlyOverflowed else {
@@ -366,8 +420,10 @@ public final class PipelineOutput: @unchecked Sendable {
             _overflowed += 1
             overflowing = true
             gate.resync()
+            noteFull()
             return
         }
+        fullSince = nil
         if let caps = frame.caps { lastCaps = caps }
         // A fixed-size file keeps its first caps: after a resize a letterboxing encoder of the same size takes
         // over, whose caps differ in fields that do not matter, and mp4mux would start a second track
@@ -448,7 +504,13 @@ public final class PipelineOutput: @unchecked Sendable {
         // waits for it, so the file is mended before the process ends.
         teardown.enter()
         DispatchQueue.global().async { [teardown, log, id] in
-            p?.stop(drain: false)
+            if let p, !p.stop(within: Self.stopBound) {
+                log("\(id): its pipeline did not stop within \(Int(Self.stopBound)) s (a write that never returns); "
+                    + "left behind as it is: its file holds what was written (`pipcompose mend FILE` ends it on its "
+                    + "last whole frame once nothing writes it)")
+                teardown.leave()
+                return
+            }
             if let container, let path, let mended = container.mend(path), mended.changed {
                 log("\(id): the failure stopped a write part way; mended to end on its last whole frame: "
                     + mended.changes(in: container))
@@ -543,8 +605,13 @@ public final class PipelineOutput: @unchecked Sendable {
             // The failure's teardown stops the pipeline and mends the file.
             _ = teardown.wait(timeout: .now() + timeout)
             result = .failed
-        } else {
-            p.stop(drain: false)
+        } else if !p.stop(within: Self.stopBound) {
+            // Blocked in a write that never returns: left behind, the other outputs are not held up by it.
+            log("\(id): stuck: its end did not come out within \(Int(timeout)) s and its pipeline did not stop within "
+                + "\(Int(Self.stopBound)) s (a reader that stopped reading, a hung disk or mount); left behind, its file "
+                + "as far as it got (`pipcompose mend FILE` ends it on its last whole frame)")
+            lock.withLock { _state = .stuck }
+            result = .abandoned
         }
         lock.withLock {
             writerLock?.release()
@@ -600,6 +667,7 @@ extension PipelineOutput {
             if finish(timeout: 3) == .timedOut { log("\(id): the server did not acknowledge the end of stream") }
             return true
         }
-        return finish() != .timedOut
+        let ending = finish()
+        return ending != .timedOut && ending != .abandoned
     }
 }

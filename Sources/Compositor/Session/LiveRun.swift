@@ -221,7 +221,11 @@ public final class LiveRun: @unchecked Sendable {
             + (s.idle > 0 ? ", idle \(s.idle) (nobody watched: not drawn)" : "")
         for o in s.outputs {
             // A failed output's file holds what was written whole before the failure, which may be fewer frames.
-            let failed = o.state == PipelineOutput.State.failed.rawValue ? "failed after " : ""
+            let failed = switch PipelineOutput.State(rawValue: o.state) {
+            case .failed: "failed after "
+            case .stuck: "stuck (left behind) after "
+            default: ""
+            }
             text += "\n\(o.id): \(failed)\(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)"
         }
         if let a = s.audio { text += "\naudio \(a.choice): \(a.packets) AAC packets, \(a.dropped) sample chunks dropped" }

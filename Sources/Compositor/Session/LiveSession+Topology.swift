@@ -211,9 +211,10 @@ extension LiveSession {
         events.publish(.willStop(output: id))
         let events = self.events
         DispatchQueue.global().async {
-            // As before: only running out of time is reported (an output that failed has said so in outputFailed).
+            // finalized only when its end came out: not for one that failed (it said why in outputFailed), ran out of
+            // time or was left behind stuck.
             let ended = out.finish(timeout: 10)
-            events.publish(.didStop(output: id, finalized: ended != .timedOut))
+            events.publish(.didStop(output: id, finalized: ended == .finalized))
         }
         for e in retiring { retire(e) }
     }

@@ -234,7 +234,8 @@ public final class LiveSession: @unchecked Sendable {
     public func waitUntilFinished() { loop?.waitUntilFinished() }
 
     /// Stops the frame loop, drains the encoders, finalizes every output. Returns false if some output did
-    /// not finish in time (one that failed, even while finishing, was closed with its message and does not count).
+    /// not finish in time (one that failed, even while finishing, was closed with its message and does not count);
+    /// `unfinishedOutputs` names them.
     @discardableResult
     public func stop() -> Bool {
         watch.stop()
@@ -263,10 +264,32 @@ public final class LiveSession: @unchecked Sendable {
         let outs = tally.ran
         // Every encoder is drained: frames an output held for a switch that will not complete go out now.
         for out in outs { for e in encoders { out.sourceEnded(e) } }
-        // Every output as one set: those that ran (split parts and stopped ones too, already ended), then the servers
-        // and writers the graph holds.
-        for out in outs + graph.servers.outputs as [any Output] { ok = out.finishAsRunEnds() && ok }
-        return ok
+        // Every output as one set: those that ran (split parts and stopped ones too, already ended), side by side so
+        // that one stuck in a write holds up none of the others (each is bounded: its end, then its stop); then the
+        // servers and writers the graph holds.
+        let ended = Self.finishSideBySide(outs)
+        tally.unfinished(zip(outs, ended).filter { !$0.1 }.map { $0.0.id })
+        for out in graph.servers.outputs { ok = out.finishAsRunEnds() && ok }
+        return ok && !ended.contains(false)
+    }
+
+    /// Finishes every one of `outputs` at once, each on a thread of its own; whether each finished, in their order.
+    private static func finishSideBySide(_ outputs: [any PlacedOutput]) -> [Bool] {
+        // Threads, not a concurrent queue: that has as many workers as cores, and two stuck outputs would hold both.
+        let finished = Latest([Bool](repeating: false, count: outputs.count))
+        let lock = NSLock(), all = DispatchGroup()
+        for (i, out) in outputs.enumerated() {
+            all.enter()
+            let thread = Thread {
+                let ok = out.finishAsRunEnds()
+                lock.withLock { finished.value[i] = ok }
+                all.leave()
+            }
+            thread.name = "finish:\(i)"
+            thread.start()
+        }
+        all.wait()
+        return finished.value
     }
 
     /// Checks once a second for new drops and reports them as one event (never more than one a second); tells web
@@ -283,6 +306,9 @@ public final class LiveSession: @unchecked Sendable {
             self.tellPages()
         }
     }
+
+    /// The outputs whose end did not come out in time when the run ended, or that were stuck and left behind.
+    public var unfinishedOutputs: [String] { tally.snapshot.unfinished }
 
     /// Frames waiting before the live encoder now.
     public var encoderQueue: Int { running.value?.live.input.queued ?? 0 }

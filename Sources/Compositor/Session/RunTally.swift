@@ -12,6 +12,8 @@ final class RunTally: @unchecked Sendable {
         /// Frames the live encoder produced, and how long `--inject-delay-ms` held them, once it is gone.
         var finalEncoded: UInt64 = 0
         var finalDelayHeld: LatencySummary?
+        /// Outputs whose end did not come out in time at the end of the run (or that were left behind, stuck).
+        var unfinished: [String] = []
     }
 
     let began = Date()
@@ -22,6 +24,8 @@ final class RunTally: @unchecked Sendable {
     var ran: [any PlacedOutput] { lock.withLock { kept.ran } }
 
     func started(_ outputs: [any PlacedOutput]) { lock.withLock { kept.ran += outputs } }
+
+    func unfinished(_ ids: [String]) { lock.withLock { kept.unfinished = ids } }
 
     func retired(_ e: Encoder) { lock.withLock { kept.retiredDrops += e.droppedFrames + e.delayDropped } }
 
