@@ -146,6 +146,25 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
         }
 
+        /// A page from elsewhere whose server answers 404 (its URL wrong, the page gone): the error page is not shown
+        /// as if it were the page. The widget fails with the answer in its reason, as a missing page of the scene does.
+        @Test func aPageFromElsewhereThatAnswers404Fails() throws {
+            let dir = try TempDir()
+            let site = dir.file("site")
+            try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+            let server = try LiveProcess("/usr/bin/python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+                                                              "--directory", site])
+            defer { server.signal(SIGTERM) }
+            let line = try #require(server.waitForLine { $0.contains("Serving HTTP on") }, "\(server.allOutput)")
+            let port = try #require(line.components(separatedBy: "port ").last?.split(separator: " ").first)
+            let missing = "http://127.0.0.1:\(port)/gone.html"
+            let scene = try webScene(dir, web: "source: '\(missing)'")
+            let (p, _) = try startLive([scene])
+            #expect(p.waitForLine(timeout: 60) { $0.contains("the page answered 404 (\(missing))") } != nil, "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         /// A file of the scene that is not HTML (a PNG: its bytes read as HTML would be garbage) is shown too, in a
         /// frame of pipcompose's document (its script cannot go into it).
         @Test func aFileThatIsNotHTMLIsShownInAFrame() throws {

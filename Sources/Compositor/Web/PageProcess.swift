@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// One web widget's page, kept running in a process of its own (`pipcompose web-page`, an `IsolatedProcess`), and
 /// watched: a process that ends (a crash), a page that stops answering (a script that never returns: the wrapper's
@@ -60,6 +63,9 @@ final class PageProcess: @unchecked Sendable {
         /// A page whose heartbeat stops this long is taken down; the first one may take `firstAnswer`.
         var answerTimeout: Double = 10
         var firstAnswer: Double = 30
+        /// A page from elsewhere (`source: http…`): how its server answered is asked here once it loaded (see
+        /// `checkAnswer`); nil for a page of the scene, whose wrapper asks.
+        var remote: String?
     }
 
     let id: String
@@ -192,6 +198,7 @@ final class PageProcess: @unchecked Sendable {
             case "loaded":
                 lastAnswer = Date()
                 loadedAt = Date()
+                checkAnswer()
             case "fail": fail(r.text("reason") ?? "the page failed")
             case "error": onEvent(.pageError(id: id, message: r.text("message") ?? "an error"))
             case "called":
@@ -429,6 +436,23 @@ final class PageProcess: @unchecked Sendable {
         case .stopped:
             break
         }
+    }
+
+    /// A page from elsewhere is in a frame of the wrapper's document, whose script cannot see how its server
+    /// answered (another origin): an error page (404, 500…) would be shown as if it were the page. Asked here once
+    /// it loaded; an answer of 400 or more fails it, in the words a missing page of the scene gets. On `queue`.
+    private func checkAnswer() {
+        guard let remote = settings.remote, let url = URL(string: remote), ["http", "https"].contains(url.scheme ?? "")
+        else { return }
+        let asked = generation
+        let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 10)
+        URLSession.shared.dataTask(with: request) { [weak self] _, response, _ in
+            guard let self, let status = (response as? HTTPURLResponse)?.statusCode, status >= 400 else { return }
+            self.queue.async {
+                guard self.generation == asked else { return }
+                self.fail("the page answered \(status) (\(remote))")
+            }
+        }.resume()
     }
 
     private func fail(_ reason: String) {

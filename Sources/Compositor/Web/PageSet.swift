@@ -17,9 +17,12 @@ final class PageSet: @unchecked Sendable {
         let viewport = picture
         pages = widgets.map { w in
             let replay = PageReplay(data: w.config.data)
+            var remote: String?
+            if case .url(let url) = w.config.source { remote = url }
             let page = PageProcess(id: w.id, server: server, settings: .init(
                 executable: settings.resolvedExecutable, fps: w.config.fps ?? fps, viewport: viewport,
-                memoryLimit: settings.memoryLimit, renewGrowth: w.config.renew ? settings.renewGrowth : 0),
+                memoryLimit: settings.memoryLimit, renewGrowth: w.config.renew ? settings.renewGrowth : 0,
+                remote: remote),
                 replay: replay, onEvent: onEvent)
             let inner: String, source: PageServer.Page.Source, sameOrigin: Bool
             switch w.config.source {
