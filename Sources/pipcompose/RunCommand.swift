@@ -250,9 +250,11 @@ struct RunCommand: ParsableCommand {
         say(LiveRun.summarize(run.session.status))
         if !ok {
             let named = run.session.unfinishedOutputs
+            let one = named.count == 1
             throw UserError((named.isEmpty ? "some outputs" : named.joined(separator: ", "))
-                            + " did not finish in time: their files may lack their end (one stuck in a write was left "
-                            + "behind as far as it got; `pipcompose mend FILE` ends a recording on its last whole frame)")
+                            + " did not finish in time: " + (one ? "its file" : "their files") + " may lack "
+                            + (one ? "its" : "their") + " end (one stuck in a write was left behind as far as it got; "
+                            + "`pipcompose mend FILE` ends a recording on its last whole frame)")
         }
     }
 }
