@@ -24,7 +24,9 @@ final class HLSMaster: Output, @unchecked Sendable {
     private let fps: Int
     private let audioKbps: Int?
     private let queue = DispatchQueue(label: "hls-master")
-    private var timer: DispatchSourceTimer?
+    private let ticks = EverySecond(label: "hls-master-tick")
+    /// Between `start()` and `stop()`; only touched on `queue`.
+    private var writing = false
     /// Per rung, the bits per second of each segment measured (by URI), and the largest.
     private var measured: [String: [String: (bits: Double, seconds: Double)]] = [:]
     private var peak: [String: Double] = [:]
@@ -42,7 +44,7 @@ final class HLSMaster: Output, @unchecked Sendable {
     var path: String { folder + "/master.m3u8" }
 
     var id: String { "hls:" + path }
-    var stateText: String { queue.sync { timer == nil ? "written" : "writing" } }
+    var stateText: String { queue.sync { writing ? "writing" : "written" } }
     /// Times the playlist was written, and its size now.
     var delivered: UInt64 { queue.sync { writes } }
     var dropped: UInt64 { 0 }
@@ -59,20 +61,21 @@ final class HLSMaster: Output, @unchecked Sendable {
 
     /// Writes the playlist now (estimates) and then once a second.
     func start() {
-        queue.sync { update() }
-        guard queue.sync(execute: { timer == nil }) else { return }
-        let t = DispatchSource.makeTimerSource(queue: queue)
-        t.schedule(deadline: .now() + 1, repeating: 1)
-        t.setEventHandler { [weak self] in self?.update() }
-        t.resume()
-        queue.sync { timer = t }
+        let first = queue.sync { () -> Bool in
+            defer { writing = true }
+            update()
+            return !writing
+        }
+        guard first else { return }
+        ticks.start { [weak self] in self?.queue.sync { self?.update() } }
     }
 
     /// Stops the updates after a last one (the rungs' playlists are final by then).
     func stop() {
+        ticks.stop()
+        // A tick already under way runs before or after this one, on `queue`.
         queue.sync {
-            timer?.cancel()
-            timer = nil
+            writing = false
             update()
         }
     }
