@@ -5,21 +5,23 @@ import TestSupport
 
 /// What `didStop` says of an output stopped while running: `finalized` only when its end came out.
 @Suite(.serialized) struct OutputEndingTests {
-    /// A recording into a FIFO whose reader holds it open in a pipe of one page and reads nothing, stopped
-    /// (`ctl record stop`) after a second of frames (under filesink's 64 KB buffer, so its end of stream is its first
-    /// write): that write waits on the full pipe, the reader then leaves, and the write fails. The recording failed
-    /// as it ended, and `didStop` says it was not finalized; it said true before, as for every ending but a timeout.
+    /// A recording into a FIFO whose reader reads it while it runs, then (told "hold") stops reading and fills the
+    /// pipe itself, after which the recording is stopped (`ctl record stop`): its end's write waits on the full pipe,
+    /// the reader then leaves, and the write fails. The recording failed as it ended: `outputFailed` comes, before
+    /// `didStop`, which says it was not finalized (it said true before, as for every ending but a timeout). Nothing
+    /// waits on the pipe until the hold, so the stop is the next thing the test does: however slowly this thread is
+    /// run, the output cannot have been failed as stuck (10 s of a full queue) before it.
     @Test func aRecordingThatFailsAsItEndsIsNotFinalized() async throws {
         // The session runs in this process: a write into a pipe whose reader left must fail, not end the tests.
         signal(SIGPIPE, SIG_IGN)
         let dir = try TempDir()
         let fifo = dir.file("pipe.ts")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let reader = Process(), tell = Pipe()
+        let reader = Process(), tell = Pipe(), said = Pipe()
         reader.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        reader.arguments = [examples + "/../Tests/Fixtures/fifo_reader.py", fifo, "--hold", "--pipe-size", "4096"]
+        reader.arguments = [examples + "/../Tests/Fixtures/fifo_reader.py", fifo, "--hold", "--drain", "--pipe-size", "4096"]
         reader.standardInput = tell
-        reader.standardOutput = FileHandle.nullDevice
+        reader.standardOutput = said
         try reader.run()
         defer {
             try? tell.fileHandleForWriting.close()
@@ -37,17 +39,31 @@ import TestSupport
         #expect(try await pollAsync(until: {
             session.status.outputs.first { $0.id == id }.map { $0.delivered >= 30 } ?? false
         }, timeout: 30, every: 0.02))
+        try tell.fileHandleForWriting.write(contentsOf: Data("hold\n".utf8))
+        #expect(line(from: said.fileHandleForReading) == "open")
+        #expect(line(from: said.fileHandleForReading) == "holding")
         try session.stopOutput(id: id)
         try tell.fileHandleForWriting.write(contentsOf: Data("leave\n".utf8))
-        var failed = false, finalized: String?
-        for await e in events where e.details["output"] == id {
-            if e.type == "outputFailed" { failed = true }
+        var seen: [String] = [], finalized: String?
+        for await e in events where e.details["output"] == id && ["outputFailed", "didStop"].contains(e.type) {
+            seen.append(e.type)
             if e.type == "didStop" {
                 finalized = e.details["finalized"]
                 break
             }
         }
-        #expect(failed, "its end's write met a pipe with no reader")
+        #expect(seen == ["outputFailed", "didStop"], "its end's write met a pipe with no reader, and said so first")
         #expect(finalized == "false")
+    }
+
+    /// The next line `handle` gives, read a byte at a time (nothing past it is taken); nil when it ends first.
+    private func line(from handle: FileHandle) -> String? {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(handle.fileDescriptor, &byte, 1) == 1 {
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+        return nil
     }
 }

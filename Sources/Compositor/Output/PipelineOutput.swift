@@ -487,6 +487,8 @@ public final class PipelineOutput: @unchecked Sendable {
             // Let go of the file before it is mended.
             writerLock?.release()
             writerLock = nil
+            // `finish` waits for the teardown from here on: its `didStop` comes after this `outputFailed`.
+            if acts { teardown.enter() }
             return (p, acts, finishing)
         }
         guard let taken, taken.acts else { return }
@@ -502,7 +504,6 @@ public final class PipelineOutput: @unchecked Sendable {
         let path = location
         // Tear down off the bus thread: stopping a pipeline joins work its own bus thread is part of. `finish`
         // waits for it, so the file is mended before the process ends.
-        teardown.enter()
         DispatchQueue.global().async { [teardown, log, id] in
             if let p, !p.stop(within: Self.stopBound) {
                 log("\(id): its pipeline did not stop within \(Int(Self.stopBound)) s (a write that never returns); "
