@@ -18,12 +18,23 @@ public struct ControlAccess: Sendable {
     public var origins: Set<String>
     /// `/metrics` answers without the token (Prometheus scrapes without one by convention).
     public var metricsOpen = false
+    /// The watch links: tokens that only watch (`WatchRules`).
+    public var links: WatchLinks
 
-    public init(token: String?, hosts: Set<String> = [], origins: Set<String> = [], metricsOpen: Bool = false) {
+    public init(token: String?, hosts: Set<String> = [], origins: Set<String> = [], metricsOpen: Bool = false,
+                links: WatchLinks = WatchLinks()) {
         self.token = token
         self.hosts = Set(hosts.map { Self.normalHost($0) })
         self.origins = Set(origins.map { $0.lowercased() })
         self.metricsOpen = metricsOpen
+        self.links = links
+    }
+
+    /// What a request that passed may do: drive (the control token, or no token on loopback), or only watch, through
+    /// the watch link it names.
+    public enum Capability: Equatable, Sendable {
+        case drive
+        case watch(link: String)
     }
 
     /// The names a request to a server listening on `listenHost` may use: loopback, the address it listens on,
@@ -73,7 +84,7 @@ public struct ControlAccess: Sendable {
         case refuse(Refusal)
         /// An `OPTIONS` preflight from an allowed origin: answer 204 with the CORS headers, nothing else runs.
         case preflight
-        case pass
+        case pass(Capability)
     }
 
     public func decide(_ r: Request) -> Decision {
@@ -98,8 +109,26 @@ public struct ControlAccess: Sendable {
             return .refuse(Refusal(status: 403, message: "requests from other sites' pages are refused"))
         }
         if r.method == "OPTIONS" { return .preflight }
+        let given = r.header("authorization").flatMap(Self.bearer) ?? r.queryToken ?? Self.hlsToken(in: r.path)
+        // A watch link's token only watches, whether or not the API has a control token.
+        switch given.flatMap({ links.lookup(token: $0) }) {
+        case .live(let link):
+            guard WatchRules.allows(method: r.method, path: r.path) else {
+                return .refuse(Refusal(status: 403, message: "watch link \(link.id) only watches (the page, WHEP, the "
+                                       + "HLS ladder, RTSP): \(r.method) \(r.path) needs the control token"))
+            }
+            return contentTypeRefusal(r).map(Decision.refuse) ?? .pass(.watch(link: link.id))
+        case .revoked(let link):
+            return .refuse(Refusal(status: 401, message: "watch link \(link.id) was revoked; ask whoever gave it to "
+                                   + "you for a new one"))
+        case .expired(let link):
+            return .refuse(Refusal(status: 401, message: "watch link \(link.id) expired at "
+                                   + "\(ISO8601DateFormatter().string(from: link.expires ?? links.now)); ask whoever "
+                                   + "gave it to you for a new one"))
+        case nil:
+            break
+        }
         if let token, !(metricsOpen && r.path == "/metrics") {
-            let given = r.header("authorization").flatMap(Self.bearer) ?? r.queryToken ?? Self.hlsToken(in: r.path)
             guard let given, Self.same(given, token) else {
                 let how = r.path == "/metrics"
                     ? "(Prometheus: `authorization: {type: Bearer, credentials_file: FILE}` in its scrape config, the "
@@ -109,16 +138,20 @@ public struct ControlAccess: Sendable {
                 return .refuse(Refusal(status: 401, message: "missing or wrong token: send Authorization: Bearer TOKEN " + how))
             }
         }
+        return contentTypeRefusal(r).map(Decision.refuse) ?? .pass(.drive)
+    }
+
+    /// A body that does not say it is JSON changes nothing: what a page can send without a preflight is refused.
+    private func contentTypeRefusal(_ r: Request) -> Refusal? {
         // WHEP's own requests carry SDP; a session's window (`/v1/whep/ID/window`) is JSON like the rest.
         let sdp = r.path.hasPrefix("/v1/whep") && !r.path.hasSuffix("/window")
-        if ["POST", "PUT", "PATCH"].contains(r.method), !sdp {
-            let type = (r.header("content-type") ?? "").lowercased()
-            guard type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/json" else {
-                return .refuse(Refusal(status: 415, message: "send the body as JSON with Content-Type: "
-                                       + "application/json (got '\(type)'), even when it is empty"))
-            }
+        guard ["POST", "PUT", "PATCH"].contains(r.method), !sdp else { return nil }
+        let type = (r.header("content-type") ?? "").lowercased()
+        guard type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/json" else {
+            return Refusal(status: 415, message: "send the body as JSON with Content-Type: "
+                           + "application/json (got '\(type)'), even when it is empty")
         }
-        return .pass
+        return nil
     }
 
     /// The token an HLS player's request carries in its path, `/hls/TOKEN/master.m3u8`: players resolve the
