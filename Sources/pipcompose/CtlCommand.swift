@@ -23,7 +23,8 @@ struct CtlCommand: ParsableCommand {
         The token: --token, else $PIPCOMPOSE_CONTROL_TOKEN, else the file your own `run` keeps for its port.
         """,
         subcommands: [CtlStatus.self, CtlResize.self, CtlPause.self, CtlPlay.self, CtlSkip.self, CtlSet.self,
-                      CtlNowPlaying.self, CtlRecord.self, CtlPush.self, CtlFrame.self, CtlEvents.self, CtlPage.self, CtlWeb.self]
+                      CtlNowPlaying.self, CtlRecord.self, CtlPush.self, CtlFrame.self, CtlEvents.self, CtlPage.self, CtlWeb.self,
+                      CtlLink.self]
     )
 
     /// `--control`/`--token` given before the verb (`ctl --control URL status`).

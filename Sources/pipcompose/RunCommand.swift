@@ -233,7 +233,10 @@ struct RunCommand: ParsableCommand {
                 printWarning("--no-control-token: any program of any account on this machine can drive this run, read "
                              + "its picture and record files as you (inside --record-dir); web pages still cannot")
             }
-            if webrtc, let page = started.pageURL { say("webrtc \(page) (WHEP: POST \(url)/v1/whep)") }
+            if webrtc, let page = started.pageURL {
+                say("webrtc \(page) (watch link \(started.watchLink ?? "?"): it watches and nothing more; the page "
+                    + "that drives: pipcompose ctl page; WHEP: POST \(url)/v1/whep)")
+            }
         }
         if let url = started.rtspURL { say("serving \(url)") }
         if let folder = run.settings.options.hls?.folder {

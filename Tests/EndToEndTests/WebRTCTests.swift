@@ -20,9 +20,15 @@ func whep(_ control: String, _ method: String, _ path: String = "/v1/whep", sdp:
     return (r.status, r.headers, String(decoding: r.body, as: UTF8.self))
 }
 
-/// The live page's URL a started instance printed (`webrtc URL/?token=… (WHEP: …)`).
+/// The live page's URL a started instance printed (`webrtc URL/?token=… (watch link …)`): it only watches.
 func pageURL(_ p: LiveProcess) -> String? {
     p.stdout.first { $0.hasPrefix("webrtc ") }.flatMap { $0.split(separator: " ").dropFirst().first.map(String.init) }
+}
+
+/// The page with the control token, which drives (what `pipcompose ctl page` prints).
+func ownerPageURL(_ p: LiveProcess) throws -> String {
+    let c = try #require(controlURL(p), "\(p.allOutput)")
+    return ControlServer.pageURL(base: c, token: try ownerToken(c))
 }
 
 /// A value several threads of a test append to.
@@ -98,12 +104,12 @@ extension EndToEnd {
         }
 
         /// The browser's own Picture-in-Picture window drives the render size, the explicit way for one viewer:
-        /// opened from the page with "follow this window: resize the shared picture", the main picture becomes the
-        /// PiP window's size.
+        /// opened from the owner's page (`ctl page`) with "follow this window: resize the shared picture", the main
+        /// picture becomes the PiP window's size.
         @Test func thePictureInPictureWindowDrivesTheRenderSize() throws {
             let dir = try TempDir()
             let (p, _) = try startLive([try timecodeScene(dir), "--webrtc"])
-            let seen = try browserViewer(try #require(pageURL(p), "\(p.allOutput)"), ["--seconds", "1", "--pip", "--follow", "shared"])
+            let seen = try browserViewer(try ownerPageURL(p), ["--seconds", "1", "--pip", "--follow", "shared"])
             #expect(seen["error"] == nil && seen["followedPip"] as? Bool == true, "\(seen)\n\(p.allOutput)")
             let pip = seen["pipWindow"] as? [Int] ?? []
             #expect(pip.count == 2 && pip[0] % 2 == 0 && pip[1] % 2 == 0 && pip[0] < 640, "\(pip)")

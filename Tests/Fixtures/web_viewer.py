@@ -143,6 +143,10 @@ def main():
                 until(d, "return document.getElementById('stats').textContent.includes('fps') &&"
                          "document.getElementById('state').textContent.includes('viewer')", 10, "the page showed no figures")
                 d.save_screenshot(args.page_screenshot)
+            # What the page offers this link: the controls (a watch link gets none) and its ways to follow a window.
+            out["controls"] = d.execute_script("return document.getElementById('play').offsetParent !== null")
+            out["followOptions"] = d.execute_script(
+                "return [...document.getElementById('follow').options].map((o) => o.value)")
             s = d.execute_script("return window.pipStats")
             s.pop("latencies", None)
             out["stats"] = s

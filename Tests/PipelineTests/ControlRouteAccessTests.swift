@@ -48,7 +48,7 @@ final class CountingSession: ControlledSession, @unchecked Sendable {
 /// The control API's access rules on its routes, in this process, with no picture behind them.
 @Suite struct ControlRouteAccessTests {
     func withServer(token: String? = ControlServerTests.token,
-                    _ body: (CountingSession, Application<RouterResponder<BasicRequestContext>>) async throws -> Void)
+                    _ body: (CountingSession, Application<RouterResponder<ControlContext>>) async throws -> Void)
         async throws {
         let session = CountingSession()
         let access = ControlAccess(token: token, hosts: ControlAccess.hosts(listeningOn: "127.0.0.1", extra: []))

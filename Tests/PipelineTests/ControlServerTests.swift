@@ -11,7 +11,7 @@ import TestSupport
 @Suite(.serialized) struct ControlServerTests {
     /// A started session recording a small picture, and its router; stopped after `body`.
     func withSession(token: String? = ControlServerTests.token,
-                     _ body: (LiveSession, Application<RouterResponder<BasicRequestContext>>, TempDir) async throws -> Void)
+                     _ body: (LiveSession, Application<RouterResponder<ControlContext>>, TempDir) async throws -> Void)
         async throws {
         let dir = try TempDir()
         let scene = try SceneLoader.load(path: examples + "/info-panel.yaml")

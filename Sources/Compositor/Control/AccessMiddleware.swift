@@ -6,7 +6,7 @@ import Metrics
 /// Applies `ControlAccess` to every request before its route (unknown paths and preflights included), and puts the
 /// headers that keep browsers from embedding or reading the answers elsewhere on every response, refusals included.
 struct AccessMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = ControlContext
     let access: ControlAccess
     let refusals: RefusalLog
 
@@ -33,7 +33,10 @@ struct AccessMiddleware: RouterMiddleware {
                 response.headers[.accessControlAllowHeaders] = "Authorization, Content-Type"
                 response.headers[.accessControlMaxAge] = "600"
             }
-        case .pass:
+        case .pass(let capability):
+            var context = context
+            context.capability = capability
+            context.tokenInPath = ControlAccess.hlsToken(in: check.path).map(access.isToken) ?? false
             do {
                 response = try await next(request, context)
             } catch let error as any HTTPResponseError {

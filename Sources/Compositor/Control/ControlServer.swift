@@ -20,6 +20,9 @@ public final class ControlServer: @unchecked Sendable {
     public let place: RecordingPlace
     public private(set) var boundPort = 0
     private let service = HTTPService()
+    /// Who watches through each watch link.
+    public let viewers = LinkViewers()
+    private var sweeper: DispatchSourceTimer?
 
     /// Bodies larger than this are refused (413).
     public static let maxBody = 1 << 20
@@ -65,6 +68,33 @@ public final class ControlServer: @unchecked Sendable {
                                + "port with --control PORT (another pipcompose?)")
         }
         boundPort = service.port
+        watchLinksEnding()
+    }
+
+    /// The watch links made so far, and more to be made (`POST /v1/links`).
+    public var links: WatchLinks { access.links }
+
+    /// When a link ends (revoked, or found expired by the sweep once a second), the WHEP sessions it opened end.
+    private func watchLinksEnding() {
+        let viewers = self.viewers, session = self.session
+        links.onEnd { link in
+            guard let whep = session.whep else { return }
+            let open = viewers.sessions(of: link.id, open: Set(whep.sessionIDs))
+            guard !open.isEmpty else { return }
+            session.log("watch link \(link.id) \(link.revoked == nil ? "expired" : "revoked"): ending its "
+                        + "\(open.count) WebRTC session\(open.count == 1 ? "" : "s")")
+            Task {
+                for id in open {
+                    try? await whep.end(id)
+                    viewers.sessionEnded(id)
+                }
+            }
+        }
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [links] in links.sweep() }
+        timer.resume()
+        sweeper = timer
     }
 
     public var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(boundPort)" }
@@ -81,6 +111,8 @@ public final class ControlServer: @unchecked Sendable {
 
     /// Ends the event streams, then shuts the server down gracefully.
     public func stop() {
+        sweeper?.cancel()
+        sweeper = nil
         session.events.finish()
         service.stop()
     }
@@ -88,16 +120,17 @@ public final class ControlServer: @unchecked Sendable {
     // MARK: - Routes
 
     /// Every route, one group per file in Routes/, behind the access check.
-    func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router()
+    func makeRouter() -> Router<ControlContext> {
+        let router = Router(context: ControlContext.self)
         // First, so that it guards every route added below, unknown paths and preflights too.
         router.add(middleware: AccessMiddleware(access: access, refusals: RefusalLog(log: session.log)))
         router.addRoutes(StatusRoutes(session: session).routes)
         router.addRoutes(PlaybackRoutes(session: session).routes)
         router.addRoutes(WidgetRoutes(session: session).routes)
         router.addRoutes(OutputRoutes(session: session, place: place).routes)
-        router.addRoutes(WebRTCRoutes(session: session).routes)
-        router.addRoutes(HLSRoutes(session: session, token: access.token).routes)
+        router.addRoutes(WebRTCRoutes(session: session, links: links, viewers: viewers).routes)
+        router.addRoutes(HLSRoutes(session: session, viewers: viewers).routes)
+        router.addRoutes(LinkRoutes(session: session, links: links, viewers: viewers).routes)
         return router
     }
 }

@@ -35,9 +35,13 @@ public protocol ControlledSession: AnyObject, Sendable {
 public protocol WHEPService: Sendable {
     func answer(offer: String) async throws -> (id: String, sdp: String)
     func end(_ id: String) async throws
+    /// The sessions open now.
+    var sessionIDs: [String] { get }
 }
 
-extension WebRTCOutput: WHEPService {}
+extension WebRTCOutput: WHEPService {
+    public var sessionIDs: [String] { viewerStates.map(\.id) }
+}
 
 extension LiveSession: ControlledSession {
     public func statusPayload() -> StatusPayload { StatusPayload(status, session: self) }

@@ -17,11 +17,13 @@ final class HTTPService: @unchecked Sendable {
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
+    /// `@unchecked Sendable`: written once by the server task before `ready` is signalled, read after the wait.
+    private final class Outcome: @unchecked Sendable { var port = 0; var error: (any Error)? }
+
     /// Binds `host:port` (0: any free port) and serves `router`; throws when it cannot listen within 10 s.
-    func start(_ router: Router<BasicRequestContext>, host: String, port: Int, label: String) throws {
+    func start<Context: RequestContext>(_ router: Router<Context>, host: String, port: Int, label: String) throws
+        where Context.Source == ApplicationRequestContextSource {
         let ready = DispatchSemaphore(value: 0)
-        /// `@unchecked Sendable`: written once by the server task before `ready` is signalled, read after the wait.
-        final class Outcome: @unchecked Sendable { var port = 0; var error: (any Error)? }
         let outcome = Outcome()
         let logger = {
             var l = Logger(label: label)

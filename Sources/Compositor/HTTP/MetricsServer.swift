@@ -35,7 +35,7 @@ public final class MetricsServer: @unchecked Sendable {
     }
 
     public func start() throws {
-        let router = Router()
+        let router = Router(context: ControlContext.self)
         router.add(middleware: AccessMiddleware(access: access, refusals: RefusalLog(log: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })))
         let text = self.text
         router.get("/metrics") { _, _ in

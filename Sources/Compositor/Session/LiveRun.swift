@@ -101,8 +101,10 @@ public final class LiveRun: @unchecked Sendable {
         public var rtspURL: String?
         public var outputs: [String]
         public var controlURL: String?
-        /// The live page's address with the token (`/?token=…`).
+        /// The live page's address with the watch link `run` makes (`/?token=…`): it watches, and nothing more.
         public var pageURL: String?
+        /// That link's id, to revoke it (`ctl link revoke ID`).
+        public var watchLink: String?
         /// Where the token is kept for `pipcompose ctl` (nil: no token, or it could not be written).
         public var tokenFile: String?
         /// The HLS ladder's master playlist as the control port serves it to players (`--hls`).
@@ -146,10 +148,13 @@ public final class LiveRun: @unchecked Sendable {
                 finish(reason: "duration reached")
             }
         }
+        // The page and the HLS ladder are given to viewers: their URLs carry a watch link, never the control token.
+        let watch = try? server?.links.create(label: "printed by run")
         let hlsURL = settings.options.hls == nil ? nil
-            : server.map { $0.url + "/hls/" + ($0.token.map { $0 + "/" } ?? "") + "master.m3u8" }
+            : server.map { $0.url + "/hls/" + (watch.map { $0.token + "/" } ?? "") + "master.m3u8" }
         return Started(rtspURL: session.rtspURL, outputs: session.outputIDs, controlURL: server?.url,
-                       pageURL: server?.pageURL, tokenFile: tokenFile, hlsURL: hlsURL)
+                       pageURL: server.map { ControlServer.pageURL(base: $0.url, token: watch?.token) },
+                       watchLink: watch?.id, tokenFile: tokenFile, hlsURL: hlsURL)
     }
 
     /// Blocks until the run has ended and every file is finalized; false if some output did not finish in time.

@@ -164,6 +164,11 @@ public struct ControlAccess: Sendable {
         return String(rest[..<slash])
     }
 
+    /// Whether `text` is the control token or a watch link's (live or not).
+    public func isToken(_ text: String) -> Bool {
+        (token.map { Self.same(text, $0) } ?? false) || links.lookup(token: text) != nil
+    }
+
     /// The page's own origin (the `Host` it was loaded from), or one given with `--allow-origin`.
     public func isAllowed(origin: String, host: String) -> Bool {
         let o = origin.lowercased()

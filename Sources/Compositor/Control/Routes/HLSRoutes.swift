@@ -1,26 +1,30 @@
 import Foundation
 import Hummingbird
 
-/// The HLS ladder's folder (`--hls`) for players: `/hls/TOKEN/master.m3u8` (`/hls/master.m3u8` without a token),
+/// The HLS ladder's folder (`--hls`) for players: `/hls/TOKEN/master.m3u8` (TOKEN a watch link's or the control
+/// token; `/hls/master.m3u8` on loopback without a token),
 /// its media playlists and segments, nothing else.
 struct HLSRoutes {
     let session: any ControlledSession
-    /// The control token, which leads the path when there is one.
-    let token: String?
+    /// Notes the players of each watch link.
+    let viewers: LinkViewers
 
-    var routes: RouteCollection<BasicRequestContext> {
-        let routes = RouteCollection()
-        routes.get("/hls/**") { _, context in try file(context.parameters.getCatchAll()) }
+    var routes: RouteCollection<ControlContext> {
+        let routes = RouteCollection(context: ControlContext.self)
+        routes.get("/hls/**") { _, context in
+            if let link = context.link { viewers.notePlayer(link: link, from: context.remoteAddress) }
+            return try file(context.parameters.getCatchAll(), tokenInPath: context.tokenInPath)
+        }
         return routes
     }
 
-    func file(_ path: [Substring]) throws -> Response {
+    func file(_ path: [Substring], tokenInPath: Bool) throws -> Response {
         guard let folder = session.hlsFolder else {
             throw HTTPError(.notFound, message: "no HLS ladder here: start with run --hls DIR")
         }
         var parts = path.map { $0.removingPercentEncoding ?? String($0) }
         // The access check matched the token in the path already.
-        if token != nil { parts = Array(parts.dropFirst()) }
+        if tokenInPath { parts = Array(parts.dropFirst()) }
         let relative = parts.joined(separator: "/")
         let real = realpath(folder, nil).map { p -> String in
             defer { free(p) }

@@ -7,8 +7,8 @@ struct OutputRoutes {
     /// Where recordings started over the API may write.
     let place: RecordingPlace
 
-    var routes: RouteCollection<BasicRequestContext> {
-        let routes = RouteCollection()
+    var routes: RouteCollection<ControlContext> {
+        let routes = RouteCollection(context: ControlContext.self)
         routes.post("/v1/outputs") { request, _ in try await start(request) }
         routes.delete("/v1/outputs") { request, _ in
             guard let id = request.uri.queryParameters.get("id") else {

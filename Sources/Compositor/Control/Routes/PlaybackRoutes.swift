@@ -5,8 +5,8 @@ import Hummingbird
 struct PlaybackRoutes {
     let session: any ControlledSession
 
-    var routes: RouteCollection<BasicRequestContext> {
-        let routes = RouteCollection()
+    var routes: RouteCollection<ControlContext> {
+        let routes = RouteCollection(context: ControlContext.self)
         routes.post("/v1/resize") { request, _ in
             let size = try await request.jsonBody(as: ResizeBody.self).requestedSize()
             session.resize(to: size)

@@ -5,8 +5,8 @@ import Hummingbird
 struct StatusRoutes {
     let session: any ControlledSession
 
-    var routes: RouteCollection<BasicRequestContext> {
-        let routes = RouteCollection()
+    var routes: RouteCollection<ControlContext> {
+        let routes = RouteCollection(context: ControlContext.self)
         routes.get("/v1/status") { _, _ in try Response.json(session.statusPayload()) }
         routes.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],

@@ -5,18 +5,21 @@ import Hummingbird
 /// a viewer's picture is laid out for, and the page at `/` that plays it.
 struct WebRTCRoutes {
     let session: any ControlledSession
+    let links: WatchLinks
+    let viewers: LinkViewers
 
-    var routes: RouteCollection<BasicRequestContext> {
-        let routes = RouteCollection()
+    var routes: RouteCollection<ControlContext> {
+        let routes = RouteCollection(context: ControlContext.self)
         routes.get("/") { _, _ in try page() }
-        routes.post("/v1/whep") { request, _ in try await answer(request) }
+        routes.post("/v1/whep") { request, context in try await answer(request, link: context.link) }
         routes.delete("/v1/whep/:id") { _, context in
-            let webrtc = try whep(), id = context.parameters.get("id") ?? ""
+            let webrtc = try whep(), id = try own(context)
             do { try await webrtc.end(id) } catch { throw HTTPError(.notFound, message: "\(error)") }
+            viewers.sessionEnded(id)
             return try Response.json(["ended": id])
         }
         routes.post("/v1/whep/:id/window") { request, context in
-            try await follow(request, viewer: context.parameters.get("id") ?? "")
+            try await follow(request, viewer: try own(context))
         }
         routes.patch("/v1/whep/:id") { _, _ -> Response in
             throw HTTPError(.methodNotAllowed, message: "no trickle ICE: the answer already carries every candidate")
@@ -43,7 +46,18 @@ struct WebRTCRoutes {
         } catch { throw HTTPError(.notFound, message: "\(error)") }
     }
 
-    func answer(_ request: Request) async throws -> Response {
+    /// The session the path names, when the caller may act on it: the owner on any, a watch link on those it
+    /// opened (a viewer cannot end or re-lay another's).
+    func own(_ context: ControlContext) throws -> String {
+        let id = context.parameters.get("id") ?? ""
+        if let link = context.link, viewers.link(ofSession: id) != link {
+            throw HTTPError(.forbidden, message: "WHEP session '\(id)' was not opened through watch link \(link): a "
+                            + "watch link acts only on its own sessions")
+        }
+        return id
+    }
+
+    func answer(_ request: Request, link: String?) async throws -> Response {
         let webrtc = try whep()
         let type = request.headers[.contentType]?.lowercased() ?? ""
         guard type.hasPrefix("application/sdp") else {
@@ -56,6 +70,14 @@ struct WebRTCRoutes {
         }
         do {
             let (id, sdp) = try await webrtc.answer(offer: String(decoding: buffer.readableBytesView, as: UTF8.self))
+            if let link {
+                viewers.noteSession(id, link: link)
+                // Revoked while the offer was answered: the session it opened goes too.
+                guard links.isLive(link) else {
+                    try? await webrtc.end(id)
+                    throw HTTPError(.unauthorized, message: "watch link \(link) was revoked")
+                }
+            }
             return Response(status: .created, headers: [.contentType: "application/sdp", .location: "/v1/whep/\(id)"],
                             body: .init(byteBuffer: ByteBuffer(string: sdp)))
         } catch let e as WebRTCOutput.Failure {

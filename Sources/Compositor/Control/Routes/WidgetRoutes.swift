@@ -5,8 +5,8 @@ import Hummingbird
 struct WidgetRoutes {
     let session: any ControlledSession
 
-    var routes: RouteCollection<BasicRequestContext> {
-        let routes = RouteCollection()
+    var routes: RouteCollection<ControlContext> {
+        let routes = RouteCollection(context: ControlContext.self)
         // The properties are the widget's own (its schema checks them), so the body stays a JSON object.
         routes.patch("/v1/widgets/:id") { request, context in
             let id = context.parameters.get("id") ?? ""

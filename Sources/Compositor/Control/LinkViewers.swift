@@ -1,0 +1,67 @@
+import Foundation
+import NIOCore
+
+/// Who watches through each watch link: the WHEP sessions it opened, the HLS players that fetched through it in the
+/// last `playerWindow` seconds (by address: HLS has no session), and the RTSP viewers it let in. When a link ends
+/// (revoked, or expired), its WHEP sessions are ended at once and its RTSP clients closed (`onLinkEnded`).
+///
+/// `@unchecked Sendable`: the maps are behind `lock`.
+public final class LinkViewers: @unchecked Sendable {
+    /// An HLS player that fetched nothing for this long is gone (players fetch a playlist every segment).
+    public static let playerWindow: TimeInterval = 10
+
+    private let lock = NSLock()
+    private var sessions: [String: String] = [:]
+    private var players: [String: [String: Date]] = [:]
+    private var rtsp: [String: Int] = [:]
+    private let now: @Sendable () -> Date
+
+    public init(now: @escaping @Sendable () -> Date = { Date() }) { self.now = now }
+
+    /// A WHEP session `id` opened through `link`.
+    public func noteSession(_ id: String, link: String) { lock.withLock { sessions[id] = link } }
+
+    /// The link that opened WHEP session `id` (nil: the owner's, or none).
+    public func link(ofSession id: String) -> String? { lock.withLock { sessions[id] } }
+
+    public func sessionEnded(_ id: String) { _ = lock.withLock { sessions.removeValue(forKey: id) } }
+
+    /// The sessions `link` opened that are still open (`open`: the WHEP service's live ids).
+    public func sessions(of link: String, open: Set<String>) -> [String] {
+        lock.withLock {
+            sessions = sessions.filter { open.contains($0.key) }
+            return sessions.filter { $0.value == link }.map(\.key).sorted()
+        }
+    }
+
+    public func notePlayer(link: String, from address: SocketAddress?) {
+        let key = address?.ipAddress ?? "?"
+        let at = now()
+        lock.withLock { players[link, default: [:]][key] = at }
+    }
+
+    /// HLS players seen through `link` within the window.
+    public func players(of link: String) -> Int {
+        let since = now().addingTimeInterval(-Self.playerWindow)
+        return lock.withLock {
+            players[link] = players[link]?.filter { $0.value > since }
+            return players[link]?.count ?? 0
+        }
+    }
+
+    /// RTSP viewers playing through each link now (`RTSPServer`'s count, by link).
+    public func setRTSP(_ counts: [String: Int]) { lock.withLock { rtsp = counts } }
+    public func rtspViewers(of link: String) -> Int { lock.withLock { rtsp[link] ?? 0 } }
+
+    /// What watches through `link` now.
+    public struct Counts: Codable, Sendable, Equatable {
+        public var webrtc: Int
+        public var hls: Int
+        public var rtsp: Int
+        public var total: Int { webrtc + hls + rtsp }
+    }
+
+    public func counts(of link: String, openSessions: Set<String>) -> Counts {
+        Counts(webrtc: sessions(of: link, open: openSessions).count, hls: players(of: link), rtsp: rtspViewers(of: link))
+    }
+}
