@@ -92,6 +92,9 @@ final class PageProcess: @unchecked Sendable {
     private var framesIn: UInt64 = 0
     /// When the page last said it loaded, and its last frame came.
     private var loadedAt: Date?
+    /// What the page had been told when this launch started: a call made while it loads finds no page to take it,
+    /// and is told again once it has loaded (`catchUp`).
+    private var toldAtLaunch: (data: String?, playing: Bool, version: Int)?
     private var lastFrame: Date?
     private var lastError: String?
     /// What this launch of the page's process said last of an error (its standard error, or its messages).
@@ -198,6 +201,7 @@ final class PageProcess: @unchecked Sendable {
             case "loaded":
                 lastAnswer = Date()
                 loadedAt = Date()
+                if let told = toldAtLaunch, let process { catchUp(process, told: told) }
                 checkAnswer()
             case "fail": fail(r.text("reason") ?? "the page failed")
             case "error": onEvent(.pageError(id: id, message: r.text("message") ?? "an error"))
@@ -304,6 +308,7 @@ final class PageProcess: @unchecked Sendable {
         handed = 0
         settledMemory = nil
         recentMemory = []
+        toldAtLaunch = replay.versioned
         guard let (p, l) = spawn(slot: slot, generation: generation, route: FrameRoute(frames)) else { return }
         process = p
         location = l
@@ -546,13 +551,7 @@ final class PageProcess: @unchecked Sendable {
         case "loaded":
             s.lastAnswer = Date()
             s.loadedAt = Date()
-            // It loaded with what the page had been told when it started (or a little later); what changed since,
-            // it is told now (an update with all the data, as a page started again gets it at load).
-            let now = replay.versioned
-            if now.version != s.told.version {
-                if let data = now.data, data != s.told.data { s.process.send(Self.call("update", data)) }
-                if now.playing != s.told.playing { s.process.send(Self.call(now.playing ? "play" : "stop", nil)) }
-            }
+            catchUp(s.process, told: s.told)
             if pageState != "{}" { s.process.send(Self.command(js: "window.__pc && __pc.state(\(pageState))")) }
         case "fail":
             successor = s
@@ -560,6 +559,16 @@ final class PageProcess: @unchecked Sendable {
         default: break
         }
         successor = s
+    }
+
+    /// A launch loaded with what the page had been told when it started (or a little later); what changed since, it
+    /// is told now (an update with all the data, as a page started again gets it at load). A call made while it
+    /// loaded reached no page: seen in a loaded run, an update sent right after the start never showed.
+    private func catchUp(_ p: IsolatedProcess, told: (data: String?, playing: Bool, version: Int)) {
+        let now = replay.versioned
+        guard now.version != told.version else { return }
+        if let data = now.data, data != told.data { p.send(Self.call("update", data)) }
+        if now.playing != told.playing { p.send(Self.call(now.playing ? "play" : "stop", nil)) }
     }
 
     /// The launch started beside the page takes its place; the one it replaces is ended.
