@@ -24,7 +24,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Serve RTSP at [HOST:]PORT/PATH, e.g. 8554/pip or 0.0.0.0:8554/pip (port 0 picks a free port).")
     var rtsp: String?
 
-    @Option(help: "RTSP viewers must log in as this user (with --rtsp-password or PIPCOMPOSE_RTSP_PASSWORD).")
+    @Option(help: "RTSP viewers must log in as this user, with a watch link's token as the password (ctl link create), or with --rtsp-password / PIPCOMPOSE_RTSP_PASSWORD.")
     var rtspUser: String?
 
     @Option(help: "The RTSP password (prefer the PIPCOMPOSE_RTSP_PASSWORD environment variable: options show in ps).")
@@ -114,6 +114,11 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         if webrtc && control.noControl {
             throw ValidationError("--webrtc is served on the control port: drop --no-control")
+        }
+        let password = rtspPassword ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_RTSP_PASSWORD"]
+        if rtspUser != nil && password == nil && control.noControl {
+            throw ValidationError("--rtsp-user without a password logs viewers in with watch links, which the control "
+                                  + "port makes: drop --no-control, or give --rtsp-password")
         }
     }
 
@@ -239,6 +244,10 @@ struct RunCommand: ParsableCommand {
             }
         }
         if let url = started.rtspURL { say("serving \(url)") }
+        if let user = rtspUser, started.rtspURL != nil {
+            say("rtsp viewers log in as \(user) with a watch link's token as the password"
+                + (started.watchToken.map { " (\(started.watchLink ?? "w1"): \($0))" } ?? "") + "; ctl link create makes more")
+        }
         if let folder = run.settings.options.hls?.folder {
             say("hls \(folder)/master.m3u8" + (started.hlsURL.map { "; players: \($0)" } ?? ""))
         }

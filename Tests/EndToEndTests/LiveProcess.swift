@@ -139,6 +139,9 @@ final class LiveProcess: @unchecked Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Whether it has exited, without waiting.
+    var hasExited: Bool { cond.withLock { exited } }
+
     /// Waits for the process to exit; nil if it did not within `timeout` (then it is killed).
     func waitForExit(timeout: TimeInterval = 30) -> Int32? {
         guard waitUntil(Date().addingTimeInterval(timeout), { exited }) else {

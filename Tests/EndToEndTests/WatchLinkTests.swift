@@ -187,6 +187,53 @@ extension EndToEnd {
             #expect(poll(until: { sessions().isEmpty }, timeout: 10))
         }
 
+        /// `--rtsp-user viewer` without a password: RTSP viewers log in with a watch link's token. A stranger, the
+        /// control token and a revoked link get 401; revoking a link disconnects the ffmpeg playing through it and
+        /// leaves the one playing through another link; the list counts each link's RTSP viewers.
+        @Test func rtspViewersLogInWithAWatchLinkAndARevokedOneIsDisconnected() throws {
+            let dir = try TempDir()
+            let (p, url) = try startLive([try timecodeScene(dir), "--rtsp-user", "viewer"])
+            defer { p.signal(SIGINT); _ = p.waitForExit(timeout: 30) }
+            let u = try #require(url, "\(p.allOutput)"), c = try #require(controlURL(p))
+            let port = try #require(URLComponents(string: u)?.port)
+            let line = try #require(p.stdout.first { $0.hasPrefix("rtsp viewers log in as viewer") }, "\(p.allOutput)")
+            let first = try #require(line.components(separatedBy: "(w1: ").last?.components(separatedBy: ")").first)
+            let tv = try create(c, ["--label", "tv"])
+            let second = try #require(tv["token"] as? String), secondID = try #require(tv["id"] as? String)
+            let login = { (password: String) in "rtsp://viewer:\(password)@127.0.0.1:\(port)/pip" }
+            func width(_ url: String) throws -> (String, String) {
+                let r = try tool(["ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-show_entries", "stream=width",
+                                  "-of", "csv=p=0", url])
+                return (r.out.trimmingCharacters(in: .whitespacesAndNewlines), r.err)
+            }
+            for refused in [u, login(try ownerToken(c)), login("0" + first.dropFirst())] {
+                let (w, err) = try width(refused)
+                #expect(w.isEmpty && err.contains("401"), "\(refused): \(w) \(err)")
+            }
+            #expect(try width(login(first)).0 == "640")
+            let player = { (password: String) in
+                try LiveProcess("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-rtsp_transport", "tcp", "-i", login(password),
+                                                    "-f", "null", "-"])
+            }
+            let kept = try player(first), cut = try player(second)
+            defer { kept.signal(SIGTERM); _ = kept.waitForExit(timeout: 10) }
+            let rtspViewers = { (id: String) -> Int in
+                let r = (try? ctl(c, ["link", "list"]))?.stdout ?? ""
+                let all = (try? JSONSerialization.jsonObject(with: Data(r.utf8)) as? [[String: Any]]) ?? []
+                let link = all.first { $0["id"] as? String == id }
+                return (link?["viewers"] as? [String: Any])?["rtsp"] as? Int ?? -1
+            }
+            #expect(poll(until: { rtspViewers("w1") == 1 && rtspViewers(secondID) == 1 }, timeout: 30),
+                    "w1: \(rtspViewers("w1")), \(secondID): \(rtspViewers(secondID))")
+            #expect(try ctl(c, ["link", "revoke", secondID]).status == 0)
+            #expect(cut.waitForExit(timeout: 20) != nil, "the revoked link's player still plays")
+            #expect(p.waitForLine { $0.contains("watch link \(secondID) revoked: disconnecting its 1 RTSP viewer") } != nil,
+                    "\(p.allOutput)")
+            #expect(!kept.hasExited && rtspViewers("w1") == 1, "the other link's player was cut too: \(kept.allOutput)")
+            let (w, err) = try width(login(second))
+            #expect(w.isEmpty && err.contains("401"), "a revoked link logs in: \(w) \(err)")
+        }
+
         /// The page a watch link opens plays the picture and shows no controls, nor "resize the shared picture";
         /// the owner's page shows both.
         @Test func aWatchLinksPageShowsTheVideoAndNothingThatDrives() throws {

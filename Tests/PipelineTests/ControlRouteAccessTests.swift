@@ -34,6 +34,7 @@ final class CountingSession: ControlledSession, @unchecked Sendable {
     func stopOutput(id: String) throws(ControlError) { called("stopOutput") }
     func framePNG(size: PixelSize?) async throws -> Data { called("framePNG"); return Data() }
     var whep: (any WHEPService)? { nil }
+    var rtspViewersByLink: [String: Int] { [:] }
     var hlsFolder: String? { nil }
     func follow(viewer: String, window: PixelSize?) throws(ControlError) -> FollowOutcome {
         called("follow")

@@ -29,9 +29,12 @@ import TestSupport
         #expect(e.port == 0 && e.path == "/pip")
 
         var login = OutputRequest()
-        login.rtspUser = "viewer"
+        login.rtspPassword = "secret"
         #expect(throws: OutputSpec.Invalid.self) { try login.specs() }
-        do { _ = try login.specs() } catch { #expect(error.description.contains("go together")) }
+        do { _ = try login.specs() } catch { #expect(error.description.contains("needs --rtsp-user")) }
+        login.rtspUser = "viewer"
+        login.rtspPassword = nil
+        #expect(try login.specs().count == 1, "a user alone: viewers log in with watch links")
 
         var missing = OutputRequest()
         missing.pipelines = [dir.file("nope.pipeline")]

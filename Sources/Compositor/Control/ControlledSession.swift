@@ -27,6 +27,8 @@ public protocol ControlledSession: AnyObject, Sendable {
     func follow(viewer: String, window: PixelSize?) throws(ControlError) -> FollowOutcome
     /// The HLS ladder's folder (`--hls`), served at `/hls/`.
     var hlsFolder: String? { get }
+    /// RTSP viewers playing through each watch link now (`--rtsp-user`).
+    var rtspViewersByLink: [String: Int] { get }
     /// A call into web widget `id`'s page (`update`, `play`, `next`, `stop`, `remove`, `reload`, `invoke`).
     func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String
 }

@@ -2,8 +2,8 @@ import Foundation
 import NIOCore
 
 /// Who watches through each watch link: the WHEP sessions it opened, the HLS players that fetched through it in the
-/// last `playerWindow` seconds (by address: HLS has no session), and the RTSP viewers it let in. When a link ends
-/// (revoked, or expired), its WHEP sessions are ended at once and its RTSP clients closed (`onLinkEnded`).
+/// last `playerWindow` seconds (by address: HLS has no session). When a link ends (revoked, or expired), the control
+/// server ends its WHEP sessions, and the session disconnects its RTSP viewers (`LiveSession.admit(watchLinks:)`).
 ///
 /// `@unchecked Sendable`: the maps are behind `lock`.
 public final class LinkViewers: @unchecked Sendable {
@@ -13,7 +13,6 @@ public final class LinkViewers: @unchecked Sendable {
     private let lock = NSLock()
     private var sessions: [String: String] = [:]
     private var players: [String: [String: Date]] = [:]
-    private var rtsp: [String: Int] = [:]
     private let now: @Sendable () -> Date
 
     public init(now: @escaping @Sendable () -> Date = { Date() }) { self.now = now }
@@ -49,9 +48,6 @@ public final class LinkViewers: @unchecked Sendable {
         }
     }
 
-    /// RTSP viewers playing through each link now (`RTSPServer`'s count, by link).
-    public func setRTSP(_ counts: [String: Int]) { lock.withLock { rtsp = counts } }
-    public func rtspViewers(of link: String) -> Int { lock.withLock { rtsp[link] ?? 0 } }
 
     /// What watches through `link` now.
     public struct Counts: Codable, Sendable, Equatable {
@@ -61,7 +57,8 @@ public final class LinkViewers: @unchecked Sendable {
         public var total: Int { webrtc + hls + rtsp }
     }
 
-    public func counts(of link: String, openSessions: Set<String>) -> Counts {
-        Counts(webrtc: sessions(of: link, open: openSessions).count, hls: players(of: link), rtsp: rtspViewers(of: link))
+    /// `rtsp`: the RTSP server's count of viewers playing through each link.
+    public func counts(of link: String, openSessions: Set<String>, rtsp: [String: Int]) -> Counts {
+        Counts(webrtc: sessions(of: link, open: openSessions).count, hls: players(of: link), rtsp: rtsp[link] ?? 0)
     }
 }

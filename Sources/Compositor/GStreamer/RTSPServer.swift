@@ -61,6 +61,13 @@ public final class RTSPServer: @unchecked Sendable {
     /// The mount of each prepared media, behind `lock`: a PLAY names the media it plays, not the mount.
     private var mediaMounts: [MediaID: Mount] = [:]
     public var onViewers: (@Sendable (Int) -> Void)?
+    /// The login viewers give (`--rtsp-user`): the owner's password and each live watch link's token; nil: open.
+    private let auth: UnsafeMutablePointer<GstRTSPAuth>?
+    /// The clients that played through a watch link, by client, with the link (and a reference to the client, to
+    /// close it when the link ends); behind `lock`, changed on the server's thread.
+    private var linked: [UInt: (link: String, client: UnsafeMutableRawPointer)] = [:]
+    private static let linkField = "pipcompose.link"
+    private static let role = "viewer"
 
     public init(endpoint: RTSPEndpoint, mediaLaunch: String, title: String) {
         Gst.initialize()
@@ -72,6 +79,11 @@ public final class RTSPServer: @unchecked Sendable {
         gst_rtsp_server_set_service(server, String(endpoint.port))
         // A burst of connections waits in the kernel's queue instead of being refused.
         gst_rtsp_server_set_backlog(server, 1024)
+        auth = endpoint.user == nil ? nil : gst_rtsp_auth_new()
+        if let auth {
+            gst_rtsp_server_set_auth(server, auth)
+            if let password = endpoint.password { Self.addLogin(auth, user: endpoint.user!, password: password, link: nil) }
+        }
         main = Mount(path: endpoint.path, factory: SharedMediaFactory.make(launch: "( \(mediaLaunch) )"))
         mount(main)
         Signals.connect(UnsafeMutableRawPointer(server), "client-connected") { [weak self] _, client in
@@ -88,10 +100,28 @@ public final class RTSPServer: @unchecked Sendable {
                 (mount ?? self.main).onPlay?()
                 self.client(id, plays: true)
             }
+            // The login is checked where a media is found (DESCRIBE, SETUP), not at PLAY: a SETUP through a watch link
+            // marks the client as that link's.
+            Signals.connect(client, "setup-request") { [weak self] _, context in
+                guard let self, let token = context?.assumingMemoryBound(to: GstRTSPContext.self).pointee.token,
+                      let link = gst_rtsp_token_get_string(token, Self.linkField) else { return }
+                let name = String(cString: link)
+                self.lock.withLock {
+                    if self.linked[id] == nil { self.linked[id] = (name, g_object_ref(client)!) }
+                }
+            }
             for stopped in ["pause-request", "teardown-request"] {
                 Signals.connect(client, stopped) { [weak self] _, _ in self?.client(id, plays: false) }
             }
-            Signals.connect(client, "closed", noArguments: { [weak self] in self?.client(id, plays: false, closed: true) })
+            Signals.connect(client, "closed", noArguments: { [weak self] in
+                guard let self else { return }
+                // Let go of it once its own closing is over: dropping the last reference inside its "closed" left
+                // GLib finalizing it with its lock held (an abort, "g_mutex_clear() called on … locked mutex").
+                if let gone = self.lock.withLock({ self.linked.removeValue(forKey: id) }) {
+                    self.onServerThread { g_object_unref(gone.client) }
+                }
+                self.client(id, plays: false, closed: true)
+            })
         }
         Self.useSessionName(title, for: server)
     }
@@ -143,9 +173,7 @@ public final class RTSPServer: @unchecked Sendable {
             guard let m else { return }
             self?.configure(media: media!.assumingMemoryBound(to: GstRTSPMedia.self), of: m)
         }
-        if let user = endpoint.user, let password = endpoint.password {
-            Self.requireBasicAuth(server: server, factory: factory, user: user, password: password)
-        }
+        if auth != nil { Self.requireLogin(factory) }
         let points = gst_rtsp_server_get_mount_points(server)!
         // The mount points take their own reference; the mount keeps its pointer for matching requests.
         g_object_ref(UnsafeMutableRawPointer(factory))
@@ -173,30 +201,91 @@ public final class RTSPServer: @unchecked Sendable {
         assert(thread == nil, "RTSPServer released without stop()")
         Self.forgetSessionName(for: server)
         for m in mounts { g_object_unref(UnsafeMutableRawPointer(m.factory)) }
+        for entry in linked.values { g_object_unref(entry.client) }
+        if let auth { g_object_unref(UnsafeMutableRawPointer(auth)) }
         g_main_loop_unref(loop)
         g_main_context_unref(context)
         g_object_unref(UnsafeMutableRawPointer(server))
     }
 
-    /// Viewers must give `user`/`password` (HTTP Basic); others get 401.
-    private static func requireBasicAuth(server: UnsafeMutablePointer<GstRTSPServer>,
-                                         factory: UnsafeMutablePointer<GstRTSPMediaFactory>,
-                                         user: String, password: String) {
-        let role = "viewer"
-        let auth = gst_rtsp_auth_new()!
+    /// Lets `user` in with `password` (HTTP Basic) as a viewer; a watch link's login carries the link's id, which a
+    /// PLAY through it is known by.
+    private static func addLogin(_ auth: UnsafeMutablePointer<GstRTSPAuth>, user: String, password: String, link: String?) {
         let basic = gst_rtsp_auth_make_basic(user, password)
         let token = gst_rtsp_token_new_empty()!
-        cgst_structure_set_string(gst_rtsp_token_writable_structure(token), "media.factory.role", role)
+        let fields = gst_rtsp_token_writable_structure(token)
+        cgst_structure_set_string(fields, "media.factory.role", role)
+        if let link { cgst_structure_set_string(fields, linkField, link) }
         gst_rtsp_auth_add_basic(auth, basic, token)
         g_free(basic)
         gst_rtsp_token_unref(token)
-        gst_rtsp_server_set_auth(server, auth)
-        g_object_unref(UnsafeMutableRawPointer(auth))
+    }
+
+    /// Only a viewer who logged in may see or build a mount's media; others get 401.
+    private static func requireLogin(_ factory: UnsafeMutablePointer<GstRTSPMediaFactory>) {
         let permissions = gst_rtsp_permissions_new()!
         gst_rtsp_permissions_add_permission_for_role(permissions, role, "media.factory.access", 1)
         gst_rtsp_permissions_add_permission_for_role(permissions, role, "media.factory.construct", 1)
         gst_rtsp_media_factory_set_permissions(factory, permissions)
         gst_rtsp_permissions_unref(permissions)
+    }
+
+    /// Whether viewers log in (`--rtsp-user`): only then do watch links matter here.
+    public var requiresLogin: Bool { auth != nil }
+
+    /// Lets viewers in as `--rtsp-user` with watch link `link`'s token as the password.
+    public func admit(watchLink link: String, token: String) {
+        guard let auth, let user = endpoint.user else { return }
+        Self.addLogin(auth, user: user, password: token, link: link)
+    }
+
+    /// The watch link `link` ended: its token logs nobody in any more, and the viewers it let in are disconnected
+    /// (on the server's thread, where the clients live).
+    public func refuse(watchLink link: String, token: String) {
+        guard let auth, let user = endpoint.user else { return }
+        // On the server's thread, where requests are checked: a request being let in holds the login's token
+        // without a reference of its own.
+        onServerThread { [self] in
+            let basic = gst_rtsp_auth_make_basic(user, token)
+            gst_rtsp_auth_remove_basic(auth, basic)
+            g_free(basic)
+            let clients = lock.withLock { linked.values.filter { $0.link == link }.map(\.client) }
+            for c in clients { Self.hangUp(c.assumingMemoryBound(to: GstRTSPClient.self)) }
+        }
+    }
+
+    /// Ends a client's connection the way a viewer that leaves does: its socket shut down, the server sees it end and
+    /// tears its sessions down as for any viewer gone. Removing its sessions or closing it from here instead raced
+    /// the shared media's TCP sending, which finalized a transport with its lock held (an abort, "g_mutex_clear()
+    /// called on uninitialised or locked mutex", in about half the runs of the test).
+    private static func hangUp(_ client: UnsafeMutablePointer<GstRTSPClient>) {
+        guard let connection = gst_rtsp_client_get_connection(client),
+              let socket = gst_rtsp_connection_get_read_socket(connection) else { return }
+        var error: UnsafeMutablePointer<GError>?
+        if g_socket_shutdown(socket, 1, 1, &error) == 0 { g_clear_error(&error) }
+    }
+
+    /// Viewers playing through each watch link now.
+    public var viewersByLink: [String: Int] {
+        lock.withLock {
+            var counts: [String: Int] = [:]
+            for (id, entry) in linked where playing.contains(id) { counts[entry.link, default: 0] += 1 }
+            return counts
+        }
+    }
+
+    /// Runs `work` on the server's main-loop thread.
+    private func onServerThread(_ work: @escaping () -> Void) {
+        let box = Unmanaged.passRetained(WorkBox(work)).toOpaque()
+        g_main_context_invoke_full(context, 0, { data in
+            Unmanaged<WorkBox>.fromOpaque(data!).takeUnretainedValue().work()
+            return 0
+        }, box, { data in Unmanaged<WorkBox>.fromOpaque(data!).release() })
+    }
+
+    private final class WorkBox {
+        let work: () -> Void
+        init(_ work: @escaping () -> Void) { self.work = work }
     }
 
     /// Viewers playing the stream now.

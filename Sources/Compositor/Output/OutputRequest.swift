@@ -25,9 +25,10 @@ public struct OutputRequest: Sendable, Equatable {
     }
 
     private func entries() throws(OutputSpec.Invalid) -> [(spec: OutputSpec, rendition: PixelSize?, text: String)] {
-        if (rtspUser == nil) != (rtspPassword == nil) {
-            throw OutputSpec.Invalid(description: "--rtsp-user and a password (--rtsp-password or PIPCOMPOSE_RTSP_PASSWORD) "
-                                     + "go together")
+        // A user without a password logs in with watch links' tokens (`run` checks that there is a control port).
+        if rtspUser == nil && rtspPassword != nil {
+            throw OutputSpec.Invalid(description: "an RTSP password (--rtsp-password or PIPCOMPOSE_RTSP_PASSWORD) needs "
+                                     + "--rtsp-user NAME: viewers log in as that user")
         }
         var entries: [(spec: OutputSpec, rendition: PixelSize?, text: String)] = []
         if rtsp != nil || rtspUser != nil {

@@ -103,8 +103,9 @@ public final class LiveRun: @unchecked Sendable {
         public var controlURL: String?
         /// The live page's address with the watch link `run` makes (`/?token=…`): it watches, and nothing more.
         public var pageURL: String?
-        /// That link's id, to revoke it (`ctl link revoke ID`).
+        /// That link's id, to revoke it (`ctl link revoke ID`), and its token (an RTSP viewer's password).
         public var watchLink: String?
+        public var watchToken: String?
         /// Where the token is kept for `pipcompose ctl` (nil: no token, or it could not be written).
         public var tokenFile: String?
         /// The HLS ladder's master playlist as the control port serves it to players (`--hls`).
@@ -148,13 +149,14 @@ public final class LiveRun: @unchecked Sendable {
                 finish(reason: "duration reached")
             }
         }
+        if let server { session.admit(watchLinks: server.links) }
         // The page and the HLS ladder are given to viewers: their URLs carry a watch link, never the control token.
         let watch = try? server?.links.create(label: "printed by run")
         let hlsURL = settings.options.hls == nil ? nil
             : server.map { $0.url + "/hls/" + (watch.map { $0.token + "/" } ?? "") + "master.m3u8" }
         return Started(rtspURL: session.rtspURL, outputs: session.outputIDs, controlURL: server?.url,
                        pageURL: server.map { ControlServer.pageURL(base: $0.url, token: watch?.token) },
-                       watchLink: watch?.id, tokenFile: tokenFile, hlsURL: hlsURL)
+                       watchLink: watch?.id, watchToken: watch?.token, tokenFile: tokenFile, hlsURL: hlsURL)
     }
 
     /// Blocks until the run has ended and every file is finalized; false if some output did not finish in time.

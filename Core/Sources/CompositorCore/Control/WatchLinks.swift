@@ -37,6 +37,7 @@ public final class WatchLinks: @unchecked Sendable {
     private var links: [Link] = []
     private var made = 0
     private var observers: [@Sendable (Link) -> Void] = []
+    private var makers: [@Sendable (Link) -> Void] = []
     private let clock: @Sendable () -> Date
 
     /// `now`: injected time (tests move it); the system's clock otherwise.
@@ -55,13 +56,15 @@ public final class WatchLinks: @unchecked Sendable {
             throw .bad("a link's label is one line of at most 100 characters")
         }
         let at = clock()
-        return lock.withLock {
+        let link = lock.withLock {
             made += 1
             let link = Link(id: "w\(made)", token: ControlToken.random(), label: label?.isEmpty == true ? nil : label,
                             created: at, expires: expiresIn.map { at.addingTimeInterval($0) })
             links.append(link)
             return link
         }
+        for observer in lock.withLock({ makers }) { observer(link) }
+        return link
     }
 
     /// Revokes the link `id`: it lets nobody in from now on, and those it let in are sent away (`onEnd`). Revoking
@@ -102,6 +105,15 @@ public final class WatchLinks: @unchecked Sendable {
 
     /// Whether the link `id` lets anyone in now.
     public func isLive(_ id: String) -> Bool { link(id)?.isLive(at: clock()) ?? false }
+
+    /// Calls `observer` with each link that lets viewers in, those made so far first, then each as it is made.
+    public func onMade(_ observer: @escaping @Sendable (Link) -> Void) {
+        let live = lock.withLock { () -> [Link] in
+            makers.append(observer)
+            return links
+        }.filter { $0.isLive(at: clock()) }
+        for link in live { observer(link) }
+    }
 
     /// Calls `observer` with each link that stops letting viewers in: revoked at once, expired when `sweep` finds it.
     public func onEnd(_ observer: @escaping @Sendable (Link) -> Void) { lock.withLock { observers.append(observer) } }

@@ -70,12 +70,13 @@ struct LinkRoutes {
     }
 
     func describe(_ link: WatchLinks.Link, base: String?) -> Described {
-        let open = Set(session.whep?.sessionIDs ?? [])
+        let open = Set(session.whep?.sessionIDs ?? []), rtsp = session.rtspViewersByLink
         return Described(id: link.id, label: link.label, token: link.token,
                          page: base.map { ControlServer.pageURL(base: $0, token: link.token) },
                          hls: session.hlsFolder == nil ? nil : base.map { $0 + "/hls/\(link.token)/master.m3u8" },
                          created: link.created, expires: link.expires, revoked: link.revoked,
-                         live: link.isLive(at: links.now), viewers: viewers.counts(of: link.id, openSessions: open))
+                         live: link.isLive(at: links.now),
+                         viewers: viewers.counts(of: link.id, openSessions: open, rtsp: rtsp))
     }
 }
 
