@@ -176,6 +176,10 @@ extension EndToEnd {
                 return Dictionary(all.map { ($0["id"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
             }
             #expect((listed()[otherID]?["viewers"] as? [String: Any])?["webrtc"] as? Int == 1, "\(listed())")
+            let metrics = String(decoding: ask("GET", c + "/metrics", token: owner).body, as: UTF8.self)
+            #expect(metrics.contains("pipcompose_link_viewers{link=\"\(otherID)\",via=\"webrtc\"} 1")
+                    || metrics.contains("pipcompose_link_viewers{via=\"webrtc\",link=\"\(otherID)\"} 1"),
+                    "\(metrics.split(separator: "\n").filter { $0.contains("link_viewers") })")
             #expect(try ctl(c, ["link", "revoke", otherID]).status == 0)
             #expect(poll(until: { !sessions().contains(theirs) }, timeout: 10), "the revoked link's session stayed")
             #expect(sessions().contains(mine))

@@ -124,7 +124,7 @@ public final class ControlServer: @unchecked Sendable {
         let router = Router(context: ControlContext.self)
         // First, so that it guards every route added below, unknown paths and preflights too.
         router.add(middleware: AccessMiddleware(access: access, refusals: RefusalLog(log: session.log)))
-        router.addRoutes(StatusRoutes(session: session).routes)
+        router.addRoutes(StatusRoutes(session: session, links: links, viewers: viewers).routes)
         router.addRoutes(PlaybackRoutes(session: session).routes)
         router.addRoutes(WidgetRoutes(session: session).routes)
         router.addRoutes(OutputRoutes(session: session, place: place).routes)

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import NIOCore
 
 /// Who watches through each watch link: the WHEP sessions it opened, the HLS players that fetched through it in the
@@ -55,6 +56,16 @@ public final class LinkViewers: @unchecked Sendable {
         public var hls: Int
         public var rtsp: Int
         public var total: Int { webrtc + hls + rtsp }
+    }
+
+    /// `pipcompose_link_viewers{link, via}` for every link (0 once it has ended), as `/metrics` is scraped.
+    public func record(_ links: [WatchLinks.Link], openSessions: Set<String>, rtsp: [String: Int]) {
+        for link in links {
+            let c = counts(of: link.id, openSessions: openSessions, rtsp: rtsp)
+            for (via, n) in [("webrtc", c.webrtc), ("hls", c.hls), ("rtsp", c.rtsp)] {
+                Gauge(label: "pipcompose_link_viewers", dimensions: [("link", link.id), ("via", via)]).record(n)
+            }
+        }
     }
 
     /// `rtsp`: the RTSP server's count of viewers playing through each link.

@@ -4,12 +4,15 @@ import Hummingbird
 /// What a watcher reads: the status, the metrics, the event stream and the picture.
 struct StatusRoutes {
     let session: any ControlledSession
+    let links: WatchLinks
+    let viewers: LinkViewers
 
     var routes: RouteCollection<ControlContext> {
         let routes = RouteCollection(context: ControlContext.self)
         routes.get("/v1/status") { _, _ in try Response.json(session.statusPayload()) }
         routes.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+            viewers.record(links.all, openSessions: Set(session.whep?.sessionIDs ?? []), rtsp: session.rtspViewersByLink)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(string: session.metricsText())))
         }
         routes.get("/v1/events") { _, _ in events() }
