@@ -28,6 +28,12 @@ struct ControlServerOptions: ParsableArguments {
     @Option(help: "A folder recordings started over the control API may write into (default: the folder run starts in). Repeatable.")
     var recordDir: [String] = []
 
+    @Option(help: "Serve the control port (page, WHEP, HLS, API) over HTTPS with this PEM certificate (and chain); with --tls-key.")
+    var tlsCert: String?
+
+    @Option(help: "The PEM private key of --tls-cert (unencrypted; keep it readable by you alone).")
+    var tlsKey: String?
+
     var token: String? { controlToken ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_CONTROL_TOKEN"] }
 
     func validate() throws { _ = try settings() }
@@ -84,6 +90,11 @@ struct ControlServerOptions: ParsableArguments {
             guard FileManager.default.fileExists(atPath: d, isDirectory: &isDir), isDir.boolValue else {
                 throw .bad("--record-dir '\(d)' is not an existing folder; create it first")
             }
+        }
+        switch (tlsCert, tlsKey) {
+        case (let cert?, let key?): c.tls = try ControlTLS(certificate: cert, key: key)
+        case (nil, nil): break
+        default: throw .bad("--tls-cert and --tls-key go together: the certificate and its private key, both PEM")
         }
         c.allowOrigins = allowOrigin
         c.allowHosts = allowHost

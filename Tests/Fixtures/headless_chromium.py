@@ -5,7 +5,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 
-def browser(profile, window):
+def browser(profile, window, extra=()):
     o = webdriver.ChromeOptions()
     o.binary_location = "/usr/bin/chromium"
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -13,7 +13,7 @@ def browser(profile, window):
                  f"--user-data-dir={profile}",
                  # ICE on loopback: Chromium gathers nothing on a machine with only `lo`, or hides its addresses
                  # behind mDNS names, without these two.
-                 "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns"]:
+                 "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns", *extra]:
         o.add_argument(flag)
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
 

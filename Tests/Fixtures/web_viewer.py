@@ -9,6 +9,7 @@ browser outright). Prints one JSON object: what the page saw.
 
 Usage: web_viewer.py URL [--seconds S] [--resize WxH] [--follow own|shared] [--hold S] [--screenshot PNG]
                         [--page-screenshot PNG] [--window WxH] [--pip] [--leave navigate|quit] [--timeout S]
+                        [--trust-spki HASH]
 """
 import argparse
 import json
@@ -68,13 +69,19 @@ def main():
     a.add_argument("--unmute", action="store_true", help="turn the page's sound on (a click, as a user would)")
     a.add_argument("--leave", choices=["navigate", "quit"], default="navigate")
     a.add_argument("--timeout", type=float, default=40)
+    a.add_argument("--trust-spki", help="trust the HTTPS certificate whose public key has this SHA-256 (base64), as a "
+                                        "browser trusts one its user added")
     args = a.parse_args()
     out = {"url": args.url}
     with tempfile.TemporaryDirectory() as profile:
-        d = browser(profile, args.window)
+        extra = [f"--ignore-certificate-errors-spki-list={args.trust_spki}"] if args.trust_spki else []
+        d = browser(profile, args.window, extra)
         try:
             d.get(args.url)
             out["title"] = d.title
+            # What the browser lets this page do: a secure context (https, or loopback) has Document PiP.
+            out["secureContext"] = d.execute_script("return window.isSecureContext")
+            out["documentPictureInPicture"] = d.execute_script("return 'documentPictureInPicture' in window")
             if d.execute_script("return !document.getElementById('video')"):
                 out["body"] = d.execute_script("return document.body.innerText")[:500]
                 print(json.dumps(out))

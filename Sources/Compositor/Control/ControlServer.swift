@@ -18,6 +18,8 @@ public final class ControlServer: @unchecked Sendable {
     public let access: ControlAccess
     /// Where recordings started over the API may write.
     public let place: RecordingPlace
+    /// HTTPS (`--tls-cert`, `--tls-key`); nil: plain HTTP.
+    public let tls: ControlTLS?
     public private(set) var boundPort = 0
     private let service = HTTPService()
     /// Who watches through each watch link.
@@ -28,14 +30,17 @@ public final class ControlServer: @unchecked Sendable {
     public static let maxBody = 1 << 20
 
     public init(session: any ControlledSession, host: String, port: Int, access: ControlAccess,
-                place: RecordingPlace = RecordingPlace(folders: [FileManager.default.currentDirectoryPath]))
-        throws(ControlError) {
+                place: RecordingPlace = RecordingPlace(folders: [FileManager.default.currentDirectoryPath]),
+                tls: ControlTLS? = nil) throws(ControlError) {
         try Self.checkExposure(host: host, token: access.token)
         self.session = session
         self.host = host
         self.port = port
+        var access = access
+        access.secure = tls != nil
         self.access = access
         self.place = place
+        self.tls = tls
     }
 
     public var token: String? { access.token }
@@ -63,7 +68,7 @@ public final class ControlServer: @unchecked Sendable {
 
     /// Binds and serves; throws when the port cannot be had.
     public func start() throws {
-        do { try service.start(makeRouter(), host: host, port: port, label: "pipcompose.control") } catch {
+        do { try service.start(makeRouter(), host: host, port: port, label: "pipcompose.control", tls: tls) } catch {
             throw ControlError(500, "cannot serve the control API on \(host):\(port): \(error); choose another "
                                + "port with --control PORT (another pipcompose?)")
         }
@@ -97,7 +102,10 @@ public final class ControlServer: @unchecked Sendable {
         sweeper = timer
     }
 
-    public var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(boundPort)" }
+    public var url: String { "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(boundPort)" }
+
+    /// `https` with `--tls-cert`, else `http`.
+    public var scheme: String { tls == nil ? "http" : "https" }
 
     /// The page's address with the token, as the browser should open it (what `run` prints).
     public var pageURL: String { Self.pageURL(base: url, token: access.token) }
@@ -130,7 +138,7 @@ public final class ControlServer: @unchecked Sendable {
         router.addRoutes(OutputRoutes(session: session, place: place).routes)
         router.addRoutes(WebRTCRoutes(session: session, links: links, viewers: viewers).routes)
         router.addRoutes(HLSRoutes(session: session, viewers: viewers).routes)
-        router.addRoutes(LinkRoutes(session: session, links: links, viewers: viewers).routes)
+        router.addRoutes(LinkRoutes(session: session, links: links, viewers: viewers, scheme: scheme).routes)
         return router
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdTLS
 import Logging
 import ServiceLifecycle
 
@@ -21,7 +22,8 @@ final class HTTPService: @unchecked Sendable {
     private final class Outcome: @unchecked Sendable { var port = 0; var error: (any Error)? }
 
     /// Binds `host:port` (0: any free port) and serves `router`; throws when it cannot listen within 10 s.
-    func start<Context: RequestContext>(_ router: Router<Context>, host: String, port: Int, label: String) throws
+    func start<Context: RequestContext>(_ router: Router<Context>, host: String, port: Int, label: String,
+                                        tls: ControlTLS? = nil) throws
         where Context.Source == ApplicationRequestContextSource {
         let ready = DispatchSemaphore(value: 0)
         let outcome = Outcome()
@@ -32,6 +34,7 @@ final class HTTPService: @unchecked Sendable {
         }()
         let app = Application(
             router: router,
+            server: try tls.map { try .tls(.http1(), tlsConfiguration: $0.configuration) } ?? .http1(),
             configuration: .init(address: .hostname(host, port: port), serverName: "pipcompose"),
             onServerRunning: { channel in
                 outcome.port = channel.localAddress?.port ?? 0

@@ -38,6 +38,8 @@ public struct ControlSettings: Sendable {
     public var metricsOpen = false
     /// `--record-dir`; empty: the folder `run` was started in.
     public var recordDirs: [String] = []
+    /// `--tls-cert`, `--tls-key`: HTTPS, checked.
+    public var tls: ControlTLS?
 
     public init(host: String, port: Int) {
         self.host = host
@@ -116,7 +118,8 @@ public final class LiveRun: @unchecked Sendable {
     public func start() throws -> Started {
         stopOnSignals()
         if let c = settings.control {
-            let s = try ControlServer(session: session, host: c.host, port: c.port, access: c.access(), place: c.place())
+            let s = try ControlServer(session: session, host: c.host, port: c.port, access: c.access(), place: c.place(),
+                                      tls: c.tls)
             try s.start()
             server = s
             if let token = s.token {

@@ -20,6 +20,8 @@ public struct ControlAccess: Sendable {
     public var metricsOpen = false
     /// The watch links: tokens that only watch (`WatchRules`).
     public var links: WatchLinks
+    /// Served over HTTPS: the API's own page has an `https://` origin.
+    public var secure = false
 
     public init(token: String?, hosts: Set<String> = [], origins: Set<String> = [], metricsOpen: Bool = false,
                 links: WatchLinks = WatchLinks()) {
@@ -172,7 +174,7 @@ public struct ControlAccess: Sendable {
     /// The page's own origin (the `Host` it was loaded from), or one given with `--allow-origin`.
     public func isAllowed(origin: String, host: String) -> Bool {
         let o = origin.lowercased()
-        return o == "http://" + host.lowercased() || origins.contains(o)
+        return o == (secure ? "https://" : "http://") + host.lowercased() || origins.contains(o)
     }
 
     /// Whether the response to a request from `origin` carries CORS headers: only for `--allow-origin` pages (the

@@ -8,6 +8,8 @@ struct LinkRoutes {
     let session: any ControlledSession
     let links: WatchLinks
     let viewers: LinkViewers
+    /// `http` or `https`: how the caller reached the port.
+    let scheme: String
 
     var routes: RouteCollection<ControlContext> {
         let routes = RouteCollection(context: ControlContext.self)
@@ -19,7 +21,7 @@ struct LinkRoutes {
             return try Response.json(Access(can: "watch", link: id, expires: link.expires, audio: audio))
         }
         routes.get("/v1/links") { request, _ in
-            try Response.json(links.all.map { describe($0, base: Self.base(of: request)) })
+            try Response.json(links.all.map { describe($0, base: base(of: request)) })
         }
         routes.post("/v1/links") { request, _ in
             let body = try await request.jsonBody(as: LinkBody.self)
@@ -28,7 +30,7 @@ struct LinkRoutes {
             do { link = try links.create(label: try body.labelGiven(), expiresIn: expires) } catch { throw HTTPError.answering(error) }
             session.log("watch link \(link.id) made" + (link.label.map { " (\($0))" } ?? "")
                         + (link.expires.map { ", until \(ISO8601DateFormatter().string(from: $0))" } ?? ""))
-            var response = try Response.json(describe(link, base: Self.base(of: request)))
+            var response = try Response.json(describe(link, base: base(of: request)))
             response.status = .created
             response.headers[.location] = "/v1/links/\(link.id)"
             return response
@@ -42,9 +44,9 @@ struct LinkRoutes {
         return routes
     }
 
-    /// `http://HOST:PORT` as the caller reached it (a listening address such as 0.0.0.0 is no address to give).
-    static func base(of request: Request) -> String? {
-        request.head.authority.map { "http://" + $0 }
+    /// `http(s)://HOST:PORT` as the caller reached it (a listening address such as 0.0.0.0 is no address to give).
+    func base(of request: Request) -> String? {
+        request.head.authority.map { scheme + "://" + $0 }
     }
 
     /// What the caller may do, and whether the stream has sound (the page offers to receive it only then).
