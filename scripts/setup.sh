@@ -65,6 +65,10 @@ TEST_PACKAGES=(
     chromium
     chromium-driver
     python3-selenium
+    # a real TURN server for the tests of --ice-server and --turn-secret (coturn's use-auth-secret), and openssl to
+    # make the certificates of the HTTPS tests
+    coturn
+    openssl
 )
 
 case "$PURPOSE" in
@@ -94,7 +98,7 @@ fc-cache -f >/dev/null 2>&1 || true
 # Debian starts the servers it installs (Janus on every interface, Prometheus on :9090) where systemd runs; the
 # tests start their own on loopback, so the ones installed just now for them are stopped and left disabled.
 if [ -d /run/systemd/system ]; then
-    for unit in janus prometheus; do
+    for unit in janus prometheus coturn; do
         if printf '%s\n' "${missing[@]}" | grep -qx "$unit"; then $SUDO systemctl disable --now "$unit" >/dev/null 2>&1 || true; fi
     done
 fi

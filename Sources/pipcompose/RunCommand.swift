@@ -59,6 +59,8 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Serve browsers over WebRTC: WHEP at POST /v1/whep on the control port, and a live page at / there.")
     var webrtc = false
 
+    @OptionGroup var ice: IceOptions
+
     @Option(help: "The most WebRTC viewers at once (1...1000); one more is refused with 503.")
     var webrtcMaxViewers: Int = 64
 
@@ -207,6 +209,9 @@ struct RunCommand: ParsableCommand {
             options.webrtc = WebRTCSettings(maxViewers: webrtcMaxViewers, addresses: LocalAddresses.forICE(listeningOn: c.host))
             options.webrtc?.connectTimeout = webrtcConnectTimeout
             options.webrtc?.maxRenditions = maxRenditions
+            options.webrtc?.ice = try ice.settings()
+        } else if !(try ice.settings()).isEmpty {
+            throw ValidationError("--ice-server and --ice-public-ip are for WebRTC viewers: add --webrtc")
         }
         var s = RunSettings(options: options)
         s.control = controlSettings

@@ -35,6 +35,7 @@ final class CountingSession: ControlledSession, @unchecked Sendable {
     func framePNG(size: PixelSize?) async throws -> Data { called("framePNG"); return Data() }
     var whep: (any WHEPService)? { nil }
     var rtspViewersByLink: [String: Int] { [:] }
+    func browserIceServers(label: String) -> [IceSettings.BrowserServer] { [] }
     var hlsFolder: String? { nil }
     func follow(viewer: String, window: PixelSize?) throws(ControlError) -> FollowOutcome {
         called("follow")

@@ -27,6 +27,8 @@ public protocol ControlledSession: AnyObject, Sendable {
     func follow(viewer: String, window: PixelSize?) throws(ControlError) -> FollowOutcome
     /// The HLS ladder's folder (`--hls`), served at `/hls/`.
     var hlsFolder: String? { get }
+    /// The STUN and TURN servers a page's `RTCPeerConnection` is given, with a TURN login made now for `label`.
+    func browserIceServers(label: String) -> [IceSettings.BrowserServer]
     /// RTSP viewers playing through each watch link now (`--rtsp-user`).
     var rtspViewersByLink: [String: Int] { get }
     /// A call into web widget `id`'s page (`update`, `play`, `next`, `stop`, `remove`, `reload`, `invoke`).
@@ -50,6 +52,9 @@ extension LiveSession: ControlledSession {
     public func metricsText() -> String { metrics.scrape(status, queued: encoderQueue) }
     public var whep: (any WHEPService)? { servers.first(WebRTCOutput.self) }
     public var hlsFolder: String? { options.hls?.folder }
+    public func browserIceServers(label: String) -> [IceSettings.BrowserServer] {
+        options.webrtc?.ice.browserServers(label: label) ?? []
+    }
 }
 
 /// Where a skip went: scene time (a finite scene), and the music (`--audio FILE`): the file and the second in it.

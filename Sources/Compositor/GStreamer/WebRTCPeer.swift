@@ -27,7 +27,7 @@ final class WebRTCPeer: @unchecked Sendable {
     ///   - addresses: the only local addresses ICE gathers on (loopback and the address the page was served on);
     ///     empty: every interface.
     init(in owner: Pipeline, name: String, launch: String, feeds links: [(element: String, tee: String)],
-         addresses: [String]) throws(GstError) {
+         addresses: [String], ice: IceSettings = IceSettings()) throws(GstError) {
         self.name = name
         var error: UnsafeMutablePointer<GError>?
         guard let bin = gst_parse_bin_from_description(launch, 0, &error).flatMap({ cgst_element(UnsafeMutableRawPointer($0)) })
@@ -54,6 +54,13 @@ final class WebRTCPeer: @unchecked Sendable {
                 gst_element_add_pad(bin, ghost)
                 ghosts.append((ghost, link.tee))
             }
+        }
+        // STUN and TURN: webrtcbin takes one of each; a TURN login of its own for this viewer.
+        if let stun = ice.servers.first(where: { !$0.isTURN }) {
+            gst_util_set_object_arg(cgst_gobject(webrtc), "stun-server", stun.gstURI())
+        }
+        if let turn = ice.servers.first(where: \.isTURN), let login = ice.turnLogin(label: "pipcompose-\(name)") {
+            gst_util_set_object_arg(cgst_gobject(webrtc), "turn-server", turn.gstURI(user: login.user, password: login.password))
         }
         if let ice = cgst_object_get_pointer(UnsafeMutableRawPointer(webrtc), "ice-agent") {
             for a in addresses { _ = cgst_webrtc_ice_add_local_ip(ice, a) }

@@ -54,6 +54,8 @@ public struct WebRTCSettings: Sendable, Equatable {
     /// Renditions made at once for browsers that follow their windows (beyond `--rendition`'s); past it a window
     /// sees the nearest picture there is. 0: none are made.
     public var maxRenditions = 4
+    /// STUN, TURN and a 1:1 NAT's public address (`--ice-server`, `--turn-secret`, `--ice-public-ip`).
+    public var ice = IceSettings()
 
     public init(maxViewers: Int = 64, addresses: [String] = ["127.0.0.1"]) {
         self.maxViewers = maxViewers

@@ -84,7 +84,7 @@ extension LiveSession {
         }
         let events = self.events
         servers.add(try WebRTCOutput(template: fan, viewerTemplate: viewer, vp8: vp8, audio: !options.audio.isSilent,
-                                     addresses: settings.addresses,
+                                     addresses: settings.addresses, ice: settings.ice,
                                      maxViewers: settings.maxViewers, connectTimeout: settings.connectTimeout,
                                      frameClockBase: { [weak self] in self?.loop?.clock.baseTime },
                                      onEvent: { events.publish($0) }))

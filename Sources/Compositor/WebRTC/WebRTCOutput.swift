@@ -65,6 +65,9 @@ public final class WebRTCOutput: @unchecked Sendable {
         var held: (buffer: MediaBuffer, caps: MediaCaps?)?
         /// The time of the last frame it was given: frames go out in time order, never two with one time.
         var last: MediaTime?
+        /// The candidates of each side (`host 10.0.0.2:51234 udp`): what a session that fails ICE says it tried.
+        var ours: [String] = []
+        var theirs: [String] = []
     }
 
     /// A viewer as `status` shows it.
@@ -93,6 +96,7 @@ public final class WebRTCOutput: @unchecked Sendable {
     private let viewerTemplate: PipelineTemplate
     private let vp8ViewerTemplate: PipelineTemplate?
     private let addresses: [String]
+    private let ice: IceSettings
     private let onEvent: @Sendable (SessionEvent) -> Void
     private let queue = DispatchQueue(label: "webrtc-signaling")
     private let lock = NSLock()
@@ -123,12 +127,13 @@ public final class WebRTCOutput: @unchecked Sendable {
     ///     nil: H.264 viewers only.
     public init(template: PipelineTemplate, viewerTemplate: PipelineTemplate,
                 vp8: (branch: PipelineTemplate, viewer: PipelineTemplate, values: [String: String])? = nil,
-                audio: Bool = false, addresses: [String], maxViewers: Int, connectTimeout: TimeInterval = 15,
-                frameClockBase: @escaping @Sendable () -> MediaTime?,
+                audio: Bool = false, addresses: [String], ice: IceSettings = IceSettings(), maxViewers: Int,
+                connectTimeout: TimeInterval = 15, frameClockBase: @escaping @Sendable () -> MediaTime?,
                 onEvent: @escaping @Sendable (SessionEvent) -> Void) throws {
         self.viewerTemplate = viewerTemplate
         vp8ViewerTemplate = vp8?.viewer
         self.addresses = addresses
+        self.ice = ice
         self.maxViewers = maxViewers
         self.connectTimeout = connectTimeout
         self.onEvent = onEvent
@@ -333,8 +338,12 @@ public final class WebRTCOutput: @unchecked Sendable {
                     let peer: WebRTCPeer
                     let sdp: String
                     do {
-                        peer = try WebRTCPeer(in: pipeline, name: id, launch: launch, feeds: feeds, addresses: addresses)
-                        do { sdp = try peer.answer(offer: offer, gatherTimeout: 5) } catch {
+                        peer = try WebRTCPeer(in: pipeline, name: id, launch: launch, feeds: feeds, addresses: addresses,
+                                              ice: ice)
+                        do {
+                            let answer = try peer.answer(offer: offer, gatherTimeout: 5)
+                            sdp = ice.publicIP.map { IceCandidates.addingPublic($0, to: answer) } ?? answer
+                        } catch {
                             peer.remove()
                             throw error
                         }
@@ -354,7 +363,8 @@ public final class WebRTCOutput: @unchecked Sendable {
                     let now = ProcessInfo.processInfo.systemUptime
                     let count = lock.withLock { () -> Int in
                         pending -= 1
-                        viewers[id] = Viewer(peer: peer, joined: now, vp8: isVP8, input: input)
+                        viewers[id] = Viewer(peer: peer, joined: now, vp8: isVP8, input: input,
+                                             ours: IceCandidates.summary(of: sdp), theirs: IceCandidates.summary(of: offer))
                         counts.joined += 1
                         return viewers.count
                     }
@@ -405,8 +415,11 @@ public final class WebRTCOutput: @unchecked Sendable {
                     encoder(of: id, waiting: true)?.requestKeyFrameForViewer()
                     onEvent(.viewerConnected(session: id))
                 }
-            case "failed", "closed":
-                queue.async { [weak self] in self?.drop(id, reason: "connection \(state)") }
+            case "failed":
+                let tried = tried(id)
+                queue.async { [weak self] in self?.drop(id, reason: "connection failed (ICE found no pair that works; \(tried))") }
+            case "closed":
+                queue.async { [weak self] in self?.drop(id, reason: "connection closed") }
             default: break
             }
         }
@@ -420,9 +433,19 @@ public final class WebRTCOutput: @unchecked Sendable {
             let never = lock.withLock { viewers[id].map { !$0.connected } ?? false }
             if never {
                 lock.withLock { counts.timedOut += 1 }
-                drop(id, reason: "never connected within \(Int(connectTimeout)) s (ICE or DTLS)")
+                drop(id, reason: "never connected within \(Int(connectTimeout)) s (ICE or DTLS; \(tried(id)))")
             }
         }
+    }
+
+    /// The candidates each side offered, so that whoever set up STUN or TURN sees which way was missing: `ours: host
+    /// 10.0.0.2:50312 udp, relay 203.0.113.9:49152 udp; theirs: srflx …` (none: the offer carried none, as a browser
+    /// allowed only TURN's relay whose login was refused).
+    private func tried(_ id: String) -> String {
+        lock.withLock { viewers[id].map { v in
+            "ours: " + (v.ours.isEmpty ? "none" : v.ours.joined(separator: ", "))
+                + "; theirs: " + (v.theirs.isEmpty ? "none in the offer" : v.theirs.joined(separator: ", "))
+        } } ?? "no candidates known"
     }
 
     /// On `queue`: takes the viewer out of the pipeline.

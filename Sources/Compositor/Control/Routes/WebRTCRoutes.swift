@@ -12,6 +12,11 @@ struct WebRTCRoutes {
         let routes = RouteCollection(context: ControlContext.self)
         routes.get("/") { _, _ in try page() }
         routes.post("/v1/whep") { request, context in try await answer(request, link: context.link) }
+        // The page's RTCPeerConnection configuration: the STUN and TURN servers, with a TURN login of its own.
+        routes.get("/v1/ice") { _, context in
+            _ = try whep()
+            return try Response.json(IceAnswer(iceServers: session.browserIceServers(label: context.link ?? "owner")))
+        }
         routes.delete("/v1/whep/:id") { _, context in
             let webrtc = try whep(), id = try own(context)
             do { try await webrtc.end(id) } catch { throw HTTPError(.notFound, message: "\(error)") }
@@ -106,6 +111,11 @@ struct WebRTCRoutes {
         case .failed: HTTPError(.internalServerError, message: failure.description)
         }
     }
+}
+
+/// `GET /v1/ice`: what the page gives its `RTCPeerConnection` (`iceServers`).
+struct IceAnswer: Encodable {
+    var iceServers: [IceSettings.BrowserServer]
 }
 
 /// `POST /v1/whep/{id}/window`: `{"width": W, "height": H}`, the window in device pixels, or `{"main": true}`, the
