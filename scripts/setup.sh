@@ -69,6 +69,9 @@ TEST_PACKAGES=(
     # make the certificates of the HTTPS tests
     coturn
     openssl
+    # the NATs of the network-namespace test (masquerade, fully-random)
+    nftables
+    iproute2
 )
 
 case "$PURPOSE" in
