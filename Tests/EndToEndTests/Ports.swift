@@ -58,6 +58,17 @@ final class PortPool: @unchecked Sendable {
     }
 
     static func isFree(_ port: Int, udp: Bool) -> Bool {
+        onLoopback(port, udp: udp) { fd, addr, size in bind(fd, addr, size) == 0 }
+    }
+
+    /// Whether a TCP connection to 127.0.0.1:`port` is taken (a server there is listening).
+    static func answers(_ port: Int) -> Bool {
+        onLoopback(port, udp: false) { fd, addr, size in connect(fd, addr, size) == 0 }
+    }
+
+    /// `body` with a new socket and the address 127.0.0.1:`port`; the socket is closed after.
+    private static func onLoopback(_ port: Int, udp: Bool,
+                                   _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool) -> Bool {
         let fd = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -66,7 +77,7 @@ final class PortPool: @unchecked Sendable {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         addr.sin_port = UInt16(port).bigEndian
         return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
     }
 }

@@ -15,23 +15,9 @@ func startTurn(_ dir: TempDir, secret: String) throws -> (process: LiveProcess, 
         "--verbose",
     ])
     // Ready once it takes a TCP connection on its port.
-    #expect(poll(until: { PortPool.isFree(port, udp: false) == false && canConnect(port) }, timeout: 20),
+    #expect(poll(until: { PortPool.answers(port) }, timeout: 20),
             "coturn did not start: \(t.allOutput)")
     return (t, port)
-}
-
-/// Whether a TCP connection to 127.0.0.1:`port` is taken.
-func canConnect(_ port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    addr.sin_port = UInt16(port).bigEndian
-    return withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-    }
 }
 
 extension EndToEnd {
