@@ -176,6 +176,8 @@ extension EndToEnd {
                 return Dictionary(all.map { ($0["id"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
             }
             #expect((listed()[otherID]?["viewers"] as? [String: Any])?["webrtc"] as? Int == 1, "\(listed())")
+            let inStatus = (statusJSON(c)["links"] as? [[String: Any]] ?? []).first { $0["id"] as? String == otherID }
+            #expect((inStatus?["viewers"] as? [String: Any])?["webrtc"] as? Int == 1, "\(String(describing: inStatus))")
             let metrics = String(decoding: ask("GET", c + "/metrics", token: owner).body, as: UTF8.self)
             #expect(metrics.contains("pipcompose_link_viewers{link=\"\(otherID)\",via=\"webrtc\"} 1")
                     || metrics.contains("pipcompose_link_viewers{via=\"webrtc\",link=\"\(otherID)\"} 1"),

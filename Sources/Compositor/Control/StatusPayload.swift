@@ -50,6 +50,15 @@ public struct StatusPayload: Codable, Sendable {
         public var sessions: [Session]
     }
     public var webrtc: WebRTC?
+    /// Each watch link (filled by the control server, which holds them): whether it lets viewers in, and who watches
+    /// through it now. Absent where there is no control port.
+    public struct Link: Codable, Sendable {
+        public var id: String
+        public var label: String?
+        public var live: Bool
+        public var viewers: LinkViewers.Counts
+    }
+    public var links: [Link]?
     public var uptime: Double
     public var outputs: [Output]
     /// The sound: `none`, `ticks` or `tone:HZ`, and AAC packets encoded so far.

@@ -9,7 +9,15 @@ struct StatusRoutes {
 
     var routes: RouteCollection<ControlContext> {
         let routes = RouteCollection(context: ControlContext.self)
-        routes.get("/v1/status") { _, _ in try Response.json(session.statusPayload()) }
+        routes.get("/v1/status") { _, _ in
+            var payload = session.statusPayload()
+            let open = Set(session.whep?.sessionIDs ?? []), rtsp = session.rtspViewersByLink, now = links.now
+            payload.links = links.all.map {
+                StatusPayload.Link(id: $0.id, label: $0.label, live: $0.isLive(at: now),
+                                   viewers: viewers.counts(of: $0.id, openSessions: open, rtsp: rtsp))
+            }
+            return try Response.json(payload)
+        }
         routes.get("/metrics") { _, _ in
             viewers.record(links.all, openSessions: Set(session.whep?.sessionIDs ?? []), rtsp: session.rtspViewersByLink)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
