@@ -18,8 +18,14 @@ public final class LinkViewers: @unchecked Sendable {
 
     public init(now: @escaping @Sendable () -> Date = { Date() }) { self.now = now }
 
-    /// A WHEP session `id` opened through `link`.
-    public func noteSession(_ id: String, link: String) { lock.withLock { sessions[id] = link } }
+    /// A WHEP session `id` opened through `link`; those no longer `open` are forgotten (the map stays as large as the
+    /// sessions there are).
+    public func noteSession(_ id: String, link: String, open: Set<String>) {
+        lock.withLock {
+            sessions = sessions.filter { open.contains($0.key) }
+            sessions[id] = link
+        }
+    }
 
     /// The link that opened WHEP session `id` (nil: the owner's, or none).
     public func link(ofSession id: String) -> String? { lock.withLock { sessions[id] } }
@@ -36,8 +42,13 @@ public final class LinkViewers: @unchecked Sendable {
 
     public func notePlayer(link: String, from address: SocketAddress?) {
         let key = address?.ipAddress ?? "?"
-        let at = now()
-        lock.withLock { players[link, default: [:]][key] = at }
+        let at = now(), since = at.addingTimeInterval(-Self.playerWindow)
+        lock.withLock {
+            // Players gone for the window are forgotten as others come: as many entries as players now.
+            var seen = players[link, default: [:]].filter { $0.value > since }
+            seen[key] = at
+            players[link] = seen
+        }
     }
 
     /// HLS players seen through `link` within the window.

@@ -76,7 +76,7 @@ struct WebRTCRoutes {
         do {
             let (id, sdp) = try await webrtc.answer(offer: String(decoding: buffer.readableBytesView, as: UTF8.self))
             if let link {
-                viewers.noteSession(id, link: link)
+                viewers.noteSession(id, link: link, open: Set(webrtc.sessionIDs))
                 // Revoked while the offer was answered: the session it opened goes too.
                 guard links.isLive(link) else {
                     try? await webrtc.end(id)
