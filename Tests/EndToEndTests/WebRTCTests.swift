@@ -126,7 +126,7 @@ extension EndToEnd {
             let c = try #require(controlURL(p), "\(p.allOutput)")
             let events = try LiveProcess(binary, ["ctl", "--control", c, "events"])
             #expect(events.waitForLine { $0.contains("listening for events") } != nil)
-            let seen = try browserViewer(try #require(pageURL(p)) + "&codec=vp8", ["--seconds", "3"])
+            let seen = try browserViewer(try ownerPageURL(p) + "&codec=vp8", ["--seconds", "3"])
             #expect(seen["error"] == nil, "\(seen)\n\(p.allOutput)")
             let stats = seen["stats"] as? [String: Any] ?? [:]
             #expect(stats["codec"] as? String == "video/VP8", "\(stats)")
