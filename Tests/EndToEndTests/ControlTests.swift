@@ -28,6 +28,12 @@ func ownerToken(_ control: String) throws -> String {
     try #require(try ControlClient.local(base: control).token, "no token stored for \(control)")
 }
 
+/// A token of the same shape that is not this one: its first digit changed to another (never to itself, which
+/// a fixed "0" would be for one token in sixteen).
+func strangerToken(like token: String) -> String {
+    (token.first == "0" ? "1" : "0") + token.dropFirst()
+}
+
 func statusJSON(_ control: String) -> [String: Any] {
     let (_, data) = http("GET", control + "/v1/status")
     return (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]

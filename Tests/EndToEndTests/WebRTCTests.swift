@@ -4,8 +4,15 @@ import Testing
 import TestSupport
 
 /// Runs the browser fixture (headless Chromium through Selenium) and returns what the page saw.
+/// The fixture reads the status with the owner's token (stored for the page's host and port) to wait, as it leaves,
+/// until its session has ended: a watch link's page may not read it.
 func browserViewer(_ url: String, _ args: [String] = [], timeout: TimeInterval = 150) throws -> [String: Any] {
-    let r = try LiveProcess("/usr/bin/python3", [fixture("web_viewer.py"), url] + args)
+    let owner = URLComponents(string: url).flatMap { u -> String? in
+        guard let scheme = u.scheme, let host = u.host, let port = u.port else { return nil }
+        return try? ControlClient.local(base: "\(scheme)://\(host):\(port)").token
+    }
+    let r = try LiveProcess("/usr/bin/python3", [fixture("web_viewer.py"), url] + args
+                                                + (owner.map { ["--status-token", $0] } ?? []))
     #expect(r.waitForExit(timeout: timeout) == 0, "\(r.allOutput)")
     let line = r.stdout.last { $0.hasPrefix("{") } ?? "{}"
     return (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? ["output": r.allOutput]

@@ -9,7 +9,7 @@ browser outright). Prints one JSON object: what the page saw.
 
 Usage: web_viewer.py URL [--seconds S] [--resize WxH] [--follow own|shared] [--hold S] [--screenshot PNG]
                         [--page-screenshot PNG] [--window WxH] [--pip] [--leave navigate|quit] [--timeout S]
-                        [--trust-spki HASH]
+                        [--trust-spki HASH] [--status-token TOKEN]
 """
 import argparse
 import json
@@ -23,10 +23,11 @@ import urllib.request
 from headless_chromium import browser, until
 
 
-def webrtc_viewers(page_url):
-    """The WebRTC sessions pipcompose counts now (its status, with the page's token), None when unreadable."""
+def webrtc_viewers(page_url, token=None):
+    """The WebRTC sessions pipcompose counts now (its status, read with TOKEN, else the page's: a watch link's may
+    not read it), None when unreadable."""
     u = urllib.parse.urlsplit(page_url)
-    token = urllib.parse.parse_qs(u.query).get("token", [None])[0]
+    token = token or urllib.parse.parse_qs(u.query).get("token", [None])[0]
     req = urllib.request.Request(f"{u.scheme}://{u.netloc}/v1/status",
                                  headers={"Authorization": "Bearer " + token} if token else {})
     try:
@@ -68,6 +69,8 @@ def main():
     a.add_argument("--pip", action="store_true", help="open Picture-in-Picture with follow on; report its window size")
     a.add_argument("--unmute", action="store_true", help="turn the page's sound on (a click, as a user would)")
     a.add_argument("--leave", choices=["navigate", "quit"], default="navigate")
+    a.add_argument("--status-token", help="the token to read the status with when leaving (the owner's, for a watch "
+                                          "link's page, which may not read it)")
     a.add_argument("--timeout", type=float, default=40)
     a.add_argument("--trust-spki", help="trust the HTTPS certificate whose public key has this SHA-256 (base64), as a "
                                         "browser trusts one its user added")
@@ -161,10 +164,11 @@ def main():
             out["pageError"] = d.execute_script("return document.getElementById('error').textContent")
             if args.leave == "navigate":
                 # Leaving the page sends its DELETE; wait until the server counts one viewer fewer.
-                before = webrtc_viewers(args.url)
+                before = webrtc_viewers(args.url, args.status_token)
                 d.get("about:blank")
                 end = time.monotonic() + 10
-                while before is not None and time.monotonic() < end and (webrtc_viewers(args.url) or 0) >= before:
+                while (before is not None and time.monotonic() < end
+                       and (webrtc_viewers(args.url, args.status_token) or 0) >= before):
                     time.sleep(0.1)
         finally:
             d.quit()
