@@ -34,6 +34,12 @@ struct ControlServerOptions: ParsableArguments {
     @Option(help: "The PEM private key of --tls-cert (unencrypted; keep it readable by you alone).")
     var tlsKey: String?
 
+    @Option(help: "Ask this URL before letting in a viewer or caller other than the owner (POST, JSON: action, protocol, method, path, link or token, remote); 2xx lets in. For deployments with their own users.")
+    var authHook: String?
+
+    @Option(help: "Seconds an answer of --auth-hook is kept for the same action, token and address (0: ask every request).")
+    var authHookCache: Double = 10
+
     var token: String? { controlToken ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_CONTROL_TOKEN"] }
 
     func validate() throws { _ = try settings() }
@@ -96,6 +102,7 @@ struct ControlServerOptions: ParsableArguments {
         case (nil, nil): break
         default: throw .bad("--tls-cert and --tls-key go together: the certificate and its private key, both PEM")
         }
+        if let authHook { c.hook = try AuthHookClient(url: authHook, cacheFor: authHookCache) }
         c.allowOrigins = allowOrigin
         c.allowHosts = allowHost
         c.metricsOpen = metricsOpen

@@ -22,6 +22,7 @@ import TestSupport
         case .refuse(let r): return r.status
         case .preflight: return 204
         case .pass: return 200
+        case .ask: return 0
         }
     }
 

@@ -49,6 +49,7 @@ final class Told: @unchecked Sendable {
         case .refuse(let r): r.status
         case .preflight: 204
         case .pass: 200
+        case .ask: 0
         }
     }
 

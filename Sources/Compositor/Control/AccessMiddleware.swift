@@ -9,6 +9,8 @@ struct AccessMiddleware: RouterMiddleware {
     typealias Context = ControlContext
     let access: ControlAccess
     let refusals: RefusalLog
+    /// `--auth-hook`: asked about what `access` leaves to it.
+    var hook: AuthHookClient? = nil
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -19,13 +21,26 @@ struct AccessMiddleware: RouterMiddleware {
             header: { name in HTTPField.Name(name).flatMap { fields[$0] } })
         let origin = access.corsOrigin(request.headers[.origin])
         var response: Response
-        switch access.decide(check) {
-        case .refuse(let r):
+        func refuse(_ r: ControlAccess.Refusal) throws -> Response {
             refusals.note(r, method: check.method, path: check.path, origin: request.headers[.origin] ?? check.host ?? "")
             var headers: HTTPFields = [:]
             if r.status == 401 { headers[.wwwAuthenticate] = "Bearer" }
-            response = try HTTPError(HTTPResponse.Status(code: r.status), headers: headers, message: r.message)
+            return try HTTPError(HTTPResponse.Status(code: r.status), headers: headers, message: r.message)
                 .response(from: request, context: context)
+        }
+        func pass(_ capability: ControlAccess.Capability, tokenInPath: Bool) async throws -> Response {
+            var context = context
+            context.capability = capability
+            context.tokenInPath = tokenInPath
+            do {
+                return try await next(request, context)
+            } catch let error as any HTTPResponseError {
+                return try error.response(from: request, context: context)
+            }
+        }
+        switch access.decide(check) {
+        case .refuse(let r):
+            response = try refuse(r)
         case .preflight:
             response = Response(status: .noContent)
             if origin != nil {
@@ -34,13 +49,23 @@ struct AccessMiddleware: RouterMiddleware {
                 response.headers[.accessControlMaxAge] = "600"
             }
         case .pass(let capability):
-            var context = context
-            context.capability = capability
-            context.tokenInPath = ControlAccess.hlsToken(in: check.path).map(access.isToken) ?? false
-            do {
-                response = try await next(request, context)
-            } catch let error as any HTTPResponseError {
-                response = try error.response(from: request, context: context)
+            response = try await pass(capability, tokenInPath: ControlAccess.hlsToken(in: check.path).map(access.isToken) ?? false)
+        case .ask(var question):
+            question.remote = context.remoteAddress?.ipAddress
+            guard let hook else { response = try refuse(.init(status: 500, message: "no auth hook to ask")); break }
+            switch await hook.ask(question) {
+            case .allow(let user):
+                let capability: ControlAccess.Capability = question.action == "drive" ? .drive
+                    : .watch(link: question.link ?? AuthHook.watcher(user: user, token: question.token, remote: question.remote))
+                response = try await pass(capability, tokenInPath: ControlAccess.hlsToken(in: check.path) != nil)
+            case .refuse(let status, let message):
+                response = try refuse(.init(status: status == 401 ? 401 : 403, message: "the auth hook refused to let "
+                                            + "you \(question.action) (\(check.method) \(question.path)): it answered \(status)"
+                                            + (message.isEmpty ? "" : ": \(message)")))
+            case .down(let why):
+                response = try refuse(.init(status: 503, message: "the auth hook \(hook.url.absoluteString) did not "
+                                            + "answer (\(why)): nobody but the owner gets in until it does; try again "
+                                            + "shortly, or tell whoever runs this stream"))
             }
         }
         Self.protect(&response, corsOrigin: origin)

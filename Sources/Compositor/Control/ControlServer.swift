@@ -20,6 +20,8 @@ public final class ControlServer: @unchecked Sendable {
     public let place: RecordingPlace
     /// HTTPS (`--tls-cert`, `--tls-key`); nil: plain HTTP.
     public let tls: ControlTLS?
+    /// `--auth-hook`: asked before a viewer or caller other than the owner is let in.
+    public let hook: AuthHookClient?
     public private(set) var boundPort = 0
     private let service = HTTPService()
     /// Who watches through each watch link.
@@ -31,14 +33,16 @@ public final class ControlServer: @unchecked Sendable {
 
     public init(session: any ControlledSession, host: String, port: Int, access: ControlAccess,
                 place: RecordingPlace = RecordingPlace(folders: [FileManager.default.currentDirectoryPath]),
-                tls: ControlTLS? = nil) throws(ControlError) {
+                tls: ControlTLS? = nil, hook: AuthHookClient? = nil) throws(ControlError) {
         try Self.checkExposure(host: host, token: access.token)
         self.session = session
         self.host = host
         self.port = port
         var access = access
         access.secure = tls != nil
+        access.asksHook = hook != nil
         self.access = access
+        self.hook = hook
         self.place = place
         self.tls = tls
     }
@@ -123,6 +127,7 @@ public final class ControlServer: @unchecked Sendable {
         sweeper = nil
         session.events.finish()
         service.stop()
+        hook?.stop()
     }
 
     // MARK: - Routes
@@ -131,7 +136,7 @@ public final class ControlServer: @unchecked Sendable {
     func makeRouter() -> Router<ControlContext> {
         let router = Router(context: ControlContext.self)
         // First, so that it guards every route added below, unknown paths and preflights too.
-        router.add(middleware: AccessMiddleware(access: access, refusals: RefusalLog(log: session.log)))
+        router.add(middleware: AccessMiddleware(access: access, refusals: RefusalLog(log: session.log), hook: hook))
         router.addRoutes(StatusRoutes(session: session, links: links, viewers: viewers).routes)
         router.addRoutes(PlaybackRoutes(session: session).routes)
         router.addRoutes(WidgetRoutes(session: session).routes)

@@ -40,6 +40,8 @@ public struct ControlSettings: Sendable {
     public var recordDirs: [String] = []
     /// `--tls-cert`, `--tls-key`: HTTPS, checked.
     public var tls: ControlTLS?
+    /// `--auth-hook`, `--auth-hook-cache`.
+    public var hook: AuthHookClient?
 
     public init(host: String, port: Int) {
         self.host = host
@@ -119,7 +121,7 @@ public final class LiveRun: @unchecked Sendable {
         stopOnSignals()
         if let c = settings.control {
             let s = try ControlServer(session: session, host: c.host, port: c.port, access: c.access(), place: c.place(),
-                                      tls: c.tls)
+                                      tls: c.tls, hook: c.hook)
             try s.start()
             server = s
             if let token = s.token {

@@ -22,6 +22,8 @@ public struct ControlAccess: Sendable {
     public var links: WatchLinks
     /// Served over HTTPS: the API's own page has an `https://` origin.
     public var secure = false
+    /// `--auth-hook`: a request that is not the owner's is let in only if the hook says so (`AuthHook`).
+    public var asksHook = false
 
     public init(token: String?, hosts: Set<String> = [], origins: Set<String> = [], metricsOpen: Bool = false,
                 links: WatchLinks = WatchLinks()) {
@@ -59,6 +61,11 @@ public struct ControlAccess: Sendable {
         public let status: Int
         public let message: String
         public var description: String { "\(status): \(message)" }
+
+        public init(status: Int, message: String) {
+            self.status = status
+            self.message = message
+        }
     }
 
     /// What the checks read of a request.
@@ -87,6 +94,9 @@ public struct ControlAccess: Sendable {
         /// An `OPTIONS` preflight from an allowed origin: answer 204 with the CORS headers, nothing else runs.
         case preflight
         case pass(Capability)
+        /// Passed the checks this process makes; the auth hook decides (`--auth-hook`). The caller's address is
+        /// the middleware's to fill in.
+        case ask(AuthHook.Question)
     }
 
     public func decide(_ r: Request) -> Decision {
@@ -119,7 +129,9 @@ public struct ControlAccess: Sendable {
                 return .refuse(Refusal(status: 403, message: "watch link \(link.id) only watches (the page, WHEP, the "
                                        + "HLS ladder, RTSP): \(r.method) \(r.path) needs the control token"))
             }
-            return contentTypeRefusal(r).map(Decision.refuse) ?? .pass(.watch(link: link.id))
+            if let refusal = contentTypeRefusal(r) { return .refuse(refusal) }
+            return asksHook ? .ask(.about(method: r.method, path: r.path, link: link.id, token: nil))
+                : .pass(.watch(link: link.id))
         case .revoked(let link):
             return .refuse(Refusal(status: 401, message: "watch link \(link.id) was revoked; ask whoever gave it to "
                                    + "you for a new one"))
@@ -132,6 +144,11 @@ public struct ControlAccess: Sendable {
         }
         if let token, !(metricsOpen && r.path == "/metrics") {
             guard let given, Self.same(given, token) else {
+                // The deployment's own users: its hook is asked, with the token as given (or none).
+                if asksHook {
+                    if let refusal = contentTypeRefusal(r) { return .refuse(refusal) }
+                    return .ask(.about(method: r.method, path: r.path, link: nil, token: given))
+                }
                 let how = r.path == "/metrics"
                     ? "(Prometheus: `authorization: {type: Bearer, credentials_file: FILE}` in its scrape config, the "
                         + "file holding the token the process was given)"

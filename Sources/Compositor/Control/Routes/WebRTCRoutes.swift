@@ -77,8 +77,9 @@ struct WebRTCRoutes {
             let (id, sdp) = try await webrtc.answer(offer: String(decoding: buffer.readableBytesView, as: UTF8.self))
             if let link {
                 viewers.noteSession(id, link: link, open: Set(webrtc.sessionIDs))
-                // Revoked while the offer was answered: the session it opened goes too.
-                guard links.isLive(link) else {
+                // Revoked while the offer was answered: the session it opened goes too (one whom the auth hook
+                // let watch has no link of ours to revoke).
+                guard links.link(link) == nil || links.isLive(link) else {
                     try? await webrtc.end(id)
                     throw HTTPError(.unauthorized, message: "watch link \(link) was revoked")
                 }
