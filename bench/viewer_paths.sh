@@ -6,7 +6,9 @@
 #   turn    the browser allowed TURN's relay alone (?relay=1), through a coturn of the bench's own on loopback
 #           (use-auth-secret); also the CPU seconds coturn spent relaying, against pipcompose's;
 #   nat     pipcompose at "home" behind one NAT (its port forwarded), the browser behind another, STUN from coturn
-#           between them: network namespaces with nftables masquerade (needs root), torn down after.
+#           between them: network namespaces with nftables masquerade (needs root), torn down after;
+#   symmetric  the same two homes with both NATs symmetric (masquerade fully-random), where only TURN gets
+#           through: pipcompose given the coturn between them as TURN too; also coturn's CPU seconds.
 # Prints a JSON line per path, then the ratios to the direct path.
 # Usage: sudo bash bench/viewer_paths.sh [SECS]
 set -euo pipefail
@@ -86,29 +88,43 @@ ip -n "${NS[0]}" addr add 10.1.0.2/24 dev "h0$T"; ip -n "${NS[0]}" route add def
 ip -n "${NS[1]}" addr add 10.1.0.1/24 dev "hr0$T"; ip -n "${NS[1]}" addr add 198.51.100.1/24 dev "hr1$T"
 ip -n "${NS[4]}" addr add 10.2.0.2/24 dev "v0$T"; ip -n "${NS[4]}" route add default via 10.2.0.1
 ip -n "${NS[3]}" addr add 10.2.0.1/24 dev "vr0$T"; ip -n "${NS[3]}" addr add 198.51.100.2/24 dev "vr1$T"
+ip -n "${NS[2]}" route add default dev br0  # as the internet: a packet to an address nobody has is sent and lost
 CP=8555
-for r in "${NS[1]} hr1 dnat" "${NS[3]} vr1 none"; do
-    set -- $r
-    ip netns exec "$1" sysctl -qw net.ipv4.ip_forward=1
-    fwd=""; [ "$3" = dnat ] && fwd="chain pre { type nat hook prerouting priority dstnat; iifname \"$2$T\" tcp dport $CP dnat to 10.1.0.2:$CP; }"
-    ip netns exec "$1" nft -f - <<NFT
+nat_rules() {  # $1: masquerade, or "masquerade fully-random" (symmetric)
+    local how=$1
+    for r in "${NS[1]} hr1 dnat" "${NS[3]} vr1 none"; do
+        set -- $r "$how"
+        ip netns exec "$1" sysctl -qw net.ipv4.ip_forward=1
+        fwd=""; [ "$3" = dnat ] && fwd="chain pre { type nat hook prerouting priority dstnat; iifname \"$2$T\" tcp dport $CP dnat to 10.1.0.2:$CP; }"
+        ip netns exec "$1" nft -f - <<NFT
+flush ruleset
 table ip nat {
   $fwd
-  chain post { type nat hook postrouting priority srcnat; oifname "$2$T" masquerade; }
+  chain post { type nat hook postrouting priority srcnat; oifname "$2$T" $4; }
 }
 table ip filter {
   chain input { type filter hook input priority filter; iifname "$2$T" ct state new drop; }
 }
 NFT
-done
+    done
+}
+nat_rules masquerade
 ip netns exec "${NS[2]}" turnserver -n --listening-ip=198.51.100.254 --listening-port=3478 --relay-ip=198.51.100.254 \
     --min-port=49152 --max-port=49300 --use-auth-secret --static-auth-secret=s3cret --realm=bench --no-tls --no-dtls \
     --no-cli --userdb="$OUT/turndb2" --pidfile="$OUT/turn2.pid" --log-file=stdout >"$OUT/turn2.log" 2>&1 &
-PIDS+=("$!")
+TURN2=$!; PIDS+=("$TURN2")
 for _ in $(seq 1 100); do grep -qs "Relay ports initialization done" "$OUT/turn2.log" && break; sleep 0.1; done
 RUNPREFIX="ip netns exec ${NS[0]}" start_run "$OUT/nat.log" --control "0.0.0.0:$CP" --allow-host 198.51.100.1 \
     --ice-server stun:198.51.100.254:3478 --rtsp "127.0.0.1:$(port)/pip"
 measure nat "${PAGE/0.0.0.0/198.51.100.1}" "$PID" 0 ip netns exec "${NS[4]}" | tee -a "$OUT/paths.jsonl"
+kill -INT "$PID"; wait "$PID" || true
+
+# symmetric: both NATs map each flow to a port of its own; TURN through the coturn between the homes
+nat_rules "masquerade fully-random"
+RUNPREFIX="ip netns exec ${NS[0]}" start_run "$OUT/sym.log" --control "0.0.0.0:$CP" --allow-host 198.51.100.1 \
+    --ice-server stun:198.51.100.254:3478 --ice-server turn:198.51.100.254:3478 --turn-secret-file "$OUT/secret" \
+    --rtsp "127.0.0.1:$(port)/pip"
+measure symmetric "${PAGE/0.0.0.0/198.51.100.1}" "$PID" "$TURN2" ip netns exec "${NS[4]}" | tee -a "$OUT/paths.jsonl"
 kill -INT "$PID"; wait "$PID" || true
 
 python3 - "$OUT/paths.jsonl" <<'PY'
