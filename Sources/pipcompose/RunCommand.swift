@@ -21,7 +21,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var size: SizeOption
     @OptionGroup var rate: FrameRateOption
 
-    @Option(help: "Serve RTSP at [HOST:]PORT/PATH, e.g. 8554/pip or 0.0.0.0:8554/pip (port 0 picks a free port).")
+    @Option(help: "Serve RTSP at [HOST:]PORT/PATH, e.g. 8554/pip or 0.0.0.0:8554/pip (port 0 picks a free port); rtsps://[HOST:]PORT/PATH serves RTSP over TLS with --tls-cert and --tls-key.")
     var rtsp: String?
 
     @Option(help: "RTSP viewers must log in as this user, with a watch link's token as the password (ctl link create), or with --rtsp-password / PIPCOMPOSE_RTSP_PASSWORD.")
@@ -117,6 +117,10 @@ struct RunCommand: ParsableCommand {
         if webrtc && control.noControl {
             throw ValidationError("--webrtc is served on the control port: drop --no-control")
         }
+        // RTSP over TLS uses the control port's certificate files: checked here too when that port is off.
+        if rtsp?.hasPrefix("rtsps://") == true, control.noControl, let cert = control.tlsCert, let key = control.tlsKey {
+            do { _ = try ControlTLS(certificate: cert, key: key) } catch { throw ValidationError(error.message) }
+        }
         let password = rtspPassword ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_RTSP_PASSWORD"]
         if rtspUser != nil && password == nil && control.noControl {
             throw ValidationError("--rtsp-user without a password logs viewers in with watch links, which the control "
@@ -129,6 +133,8 @@ struct RunCommand: ParsableCommand {
         r.rtsp = rtsp
         r.rtspUser = rtspUser
         r.rtspPassword = rtspPassword ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_RTSP_PASSWORD"]
+        r.tlsCertificate = control.tlsCert
+        r.tlsKey = control.tlsKey
         r.records = record
         r.recordResize = OutputSpec.ResizePolicy(rawValue: recordResize) ?? .fit
         r.pushes = push

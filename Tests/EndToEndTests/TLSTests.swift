@@ -76,5 +76,53 @@ extension EndToEnd {
             #expect(((seen["stats"] as? [String: Any])?["readable"] as? Int ?? 0) > 30, "\(seen)")
             #expect(seen["controls"] as? Bool == false, "a watch link's page shows no controls: \(seen)")
         }
+
+        /// `--rtsp rtsps://…`: RTSP over TLS with the same certificate, watch links as the password of `--rtsp-user`.
+        /// ffmpeg and GStreamer's rtspsrc decode it; the server presents the certificate it was given; a stranger's
+        /// password gets 401, and a plain `rtsp://` client gets nothing.
+        @Test func rtspOverTLSPlaysWithAWatchLinksLogin() throws {
+            let dir = try TempDir()
+            let tls = try makeCertificate(dir)
+            let (p, url) = try startLive([try timecodeScene(dir), "--rtsp", "rtsps://127.0.0.1:0/pip", "--rtsp-user",
+                                          "viewer", "--tls-cert", tls.cert, "--tls-key", tls.key], rtsp: false)
+            defer { p.signal(SIGINT); _ = p.waitForExit(timeout: 30) }
+            let u = try #require(url, "\(p.allOutput)")
+            #expect(u.hasPrefix("rtsps://127.0.0.1:"), "\(u)")
+            let port = try #require(URLComponents(string: u)?.port)
+            let line = try #require(p.stdout.first { $0.hasPrefix("rtsp viewers log in as viewer") }, "\(p.allOutput)")
+            let token = try #require(line.components(separatedBy: "(w1: ").last?.components(separatedBy: ")").first)
+            let login = { (password: String) in "rtsps://viewer:\(password)@127.0.0.1:\(port)/pip" }
+
+            let probe = try tool(["ffprobe", "-v", "error", "-show_entries", "stream=width", "-of", "csv=p=0", login(token)])
+            #expect(probe.out.trimmingCharacters(in: .whitespacesAndNewlines) == "640", "\(probe.err)")
+            let decoded = try tool(["ffmpeg", "-nostdin", "-v", "error", "-i", login(token), "-frames:v", "30", "-f",
+                                    "framemd5", "-"])
+            #expect(decoded.status == 0 && decoded.out.split(separator: "\n").filter { $0.hasPrefix("0,") }.count == 30,
+                    "\(decoded.err)")
+            let gst = try tool(["gst-launch-1.0", "-q", "rtspsrc", "location=\(login(token))", "tls-validation-flags=0",
+                                "!", "rtph264depay", "!", "h264parse", "!", "avdec_h264", "!", "fakesink", "num-buffers=30"])
+            #expect(gst.status == 0, "\(gst.err)")
+
+            let stranger = try tool(["ffprobe", "-v", "error", "-show_entries", "stream=width", "-of", "csv=p=0",
+                                     login(strangerToken(like: token))])
+            #expect(stranger.out.isEmpty && stranger.err.contains("401"), "\(stranger.err)")
+            let plain = try tool(["ffprobe", "-v", "error", "-timeout", "3000000", "-rtsp_transport", "tcp", "-show_entries",
+                                  "stream=width", "-of", "csv=p=0", login(token).replacingOccurrences(of: "rtsps://", with: "rtsp://")])
+            #expect(plain.status != 0 && plain.out.isEmpty, "plain RTSP on the TLS port: \(plain.out)")
+
+            // The certificate the server shows is the one it was given.
+            let fingerprint = { (command: String) in try tool(["sh", "-c", command]).out.trimmingCharacters(in: .whitespacesAndNewlines) }
+            let given = try fingerprint("openssl x509 -in '\(tls.cert)' -noout -fingerprint -sha256")
+            let shown = try fingerprint("openssl s_client -connect 127.0.0.1:\(port) </dev/null 2>/dev/null | "
+                                        + "openssl x509 -noout -fingerprint -sha256")
+            #expect(!given.isEmpty && given == shown, "\(given) vs \(shown)")
+        }
+
+        /// `rtsps://` without the certificate files is refused before the start, with what to give.
+        @Test func rtspOverTLSNeedsTheCertificate() throws {
+            let r = try pipcompose(["run", "--size", "320x180", "--rtsp", "rtsps://127.0.0.1:0/pip", "--duration", "1",
+                                    "--control", "127.0.0.1:0"])
+            #expect(r.status != 0 && r.stderr.contains("--tls-cert FILE --tls-key FILE"), "\(r.stderr)")
+        }
     }
 }

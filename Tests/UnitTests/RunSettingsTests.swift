@@ -36,6 +36,18 @@ import TestSupport
         login.rtspPassword = nil
         #expect(try login.specs().count == 1, "a user alone: viewers log in with watch links")
 
+        var secure = OutputRequest()
+        secure.rtsp = "rtsps://0.0.0.0:8322/live"
+        do { _ = try secure.specs(); Issue.record("rtsps:// without a certificate was taken") } catch {
+            #expect(error.description.contains("--tls-cert FILE --tls-key FILE"))
+        }
+        secure.tlsCertificate = "/c.pem"
+        secure.tlsKey = "/k.pem"
+        guard case .rtsp(let s) = try secure.specs().first else { Issue.record("no RTSP"); return }
+        #expect(s.secure && s.tls?.certificate == "/c.pem" && s.tls?.key == "/k.pem" && s.port == 8322 && s.path == "/live")
+        #expect(s.url == "rtsps://127.0.0.1:8322/live")
+        #expect(try RTSPEndpoint.parse("rtsp://8554/pip").secure == false)
+
         var missing = OutputRequest()
         missing.pipelines = [dir.file("nope.pipeline")]
         do { _ = try missing.specs(); Issue.record("a missing pipeline file was taken") } catch {

@@ -79,10 +79,19 @@ public final class RTSPServer: @unchecked Sendable {
         gst_rtsp_server_set_service(server, String(endpoint.port))
         // A burst of connections waits in the kernel's queue instead of being refused.
         gst_rtsp_server_set_backlog(server, 1024)
-        auth = endpoint.user == nil ? nil : gst_rtsp_auth_new()
+        // Logins and TLS are both the auth object's: with TLS and no login, every viewer gets the viewer's role.
+        auth = endpoint.user == nil && !endpoint.secure ? nil : gst_rtsp_auth_new()
         if let auth {
             gst_rtsp_server_set_auth(server, auth)
-            if let password = endpoint.password { Self.addLogin(auth, user: endpoint.user!, password: password, link: nil) }
+            if let user = endpoint.user, let password = endpoint.password {
+                Self.addLogin(auth, user: user, password: password, link: nil)
+            }
+            if endpoint.user == nil {
+                let anyone = gst_rtsp_token_new_empty()!
+                cgst_structure_set_string(gst_rtsp_token_writable_structure(anyone), "media.factory.role", Self.role)
+                gst_rtsp_auth_set_default_token(auth, anyone)
+                gst_rtsp_token_unref(anyone)
+            }
         }
         main = Mount(path: endpoint.path, factory: SharedMediaFactory.make(launch: "( \(mediaLaunch) )"))
         mount(main)
@@ -173,7 +182,7 @@ public final class RTSPServer: @unchecked Sendable {
             guard let m else { return }
             self?.configure(media: media!.assumingMemoryBound(to: GstRTSPMedia.self), of: m)
         }
-        if auth != nil { Self.requireLogin(factory) }
+        if auth != nil { Self.permitViewers(factory) }
         let points = gst_rtsp_server_get_mount_points(server)!
         // The mount points take their own reference; the mount keeps its pointer for matching requests.
         g_object_ref(UnsafeMutableRawPointer(factory))
@@ -221,8 +230,9 @@ public final class RTSPServer: @unchecked Sendable {
         gst_rtsp_token_unref(token)
     }
 
-    /// Only a viewer who logged in may see or build a mount's media; others get 401.
-    private static func requireLogin(_ factory: UnsafeMutablePointer<GstRTSPMediaFactory>) {
+    /// Only a viewer (one who logged in, or anyone when there is no login) may see or build a mount's media; others
+    /// get 401.
+    private static func permitViewers(_ factory: UnsafeMutablePointer<GstRTSPMediaFactory>) {
         let permissions = gst_rtsp_permissions_new()!
         gst_rtsp_permissions_add_permission_for_role(permissions, role, "media.factory.access", 1)
         gst_rtsp_permissions_add_permission_for_role(permissions, role, "media.factory.construct", 1)
@@ -231,7 +241,7 @@ public final class RTSPServer: @unchecked Sendable {
     }
 
     /// Whether viewers log in (`--rtsp-user`): only then do watch links matter here.
-    public var requiresLogin: Bool { auth != nil }
+    public var requiresLogin: Bool { endpoint.user != nil }
 
     /// Lets viewers in as `--rtsp-user` with watch link `link`'s token as the password.
     public func admit(watchLink link: String, token: String) {
@@ -365,6 +375,21 @@ public final class RTSPServer: @unchecked Sendable {
 
     /// Binds the port and starts serving; a port in use is an error that says so.
     public func start() throws(GstError) {
+        if endpoint.secure, let auth {
+            guard let files = endpoint.tls else {
+                throw GstError(element: "rtsp-server", message: "rtsps:// needs --tls-cert and --tls-key")
+            }
+            var error: UnsafeMutablePointer<GError>?
+            guard let certificate = g_tls_certificate_new_from_files(files.certificate, files.key, &error) else {
+                let why = error.map { String(cString: $0.pointee.message) } ?? "unreadable"
+                g_clear_error(&error)
+                throw GstError(element: "rtsp-server", message: "cannot serve RTSP over TLS with --tls-cert "
+                               + "'\(files.certificate)' and --tls-key '\(files.key)': \(why); give a PEM certificate and "
+                               + "its unencrypted key")
+            }
+            gst_rtsp_auth_set_tls_certificate(auth, certificate)
+            g_object_unref(certificate)
+        }
         sourceID = gst_rtsp_server_attach(server, context)
         guard sourceID != 0 else {
             throw GstError(element: "rtsp-server",

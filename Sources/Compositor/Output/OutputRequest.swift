@@ -6,6 +6,9 @@ public struct OutputRequest: Sendable, Equatable {
     public var rtsp: String?
     public var rtspUser: String?
     public var rtspPassword: String?
+    /// The PEM certificate and key an `rtsps://` server serves (`--tls-cert`, `--tls-key`).
+    public var tlsCertificate: String?
+    public var tlsKey: String?
     public var records: [String] = []
     public var recordResize = OutputSpec.ResizePolicy.fit
     public var pushes: [String] = []
@@ -39,6 +42,13 @@ public struct OutputRequest: Sendable, Equatable {
             var endpoint = try rtsp.map { text throws(OutputSpec.Invalid) in try RTSPEndpoint.parse(text) } ?? RTSPEndpoint()
             endpoint.user = rtspUser
             endpoint.password = rtspPassword
+            if endpoint.secure {
+                guard let certificate = tlsCertificate, let key = tlsKey else {
+                    throw OutputSpec.Invalid(description: "--rtsp '\(rtsp ?? "")' serves RTSP over TLS: give the "
+                                             + "certificate and its key with --tls-cert FILE --tls-key FILE (PEM)")
+                }
+                endpoint.tls = (certificate, key)
+            }
             entries.append((.rtsp(endpoint), nil, rtsp ?? ""))
         }
         for r in records {

@@ -84,6 +84,15 @@ public struct RTSPEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var path: String
     public var user: String?
     public var password: String?
+    /// RTSP over TLS (`--rtsp rtsps://…`): every connection is TLS, with this PEM certificate and key (the control
+    /// port's `--tls-cert`, `--tls-key`).
+    public var secure = false
+    public var tls: (certificate: String, key: String)? {
+        get { certificate.flatMap { c in key.map { (c, $0) } } }
+        set { certificate = newValue?.certificate; key = newValue?.key }
+    }
+    private var certificate: String?
+    private var key: String?
 
     public init(host: String = "127.0.0.1", port: Int = 8554, path: String = "/pip") {
         self.host = host
@@ -94,14 +103,18 @@ public struct RTSPEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var description: String { url }
     public var url: String {
         let shownHost = host == "0.0.0.0" ? "127.0.0.1" : host
-        return "rtsp://\(shownHost):\(port)\(path)"
+        return (secure ? "rtsps" : "rtsp") + "://\(shownHost):\(port)\(path)"
     }
 
-    /// Parses `[rtsp://][HOST:]PORT[/PATH]`; port 0 picks a free one.
+    /// Parses `[rtsp://|rtsps://][HOST:]PORT[/PATH]`; port 0 picks a free one; `rtsps://` serves over TLS.
     public static func parse(_ text: String) throws(OutputSpec.Invalid) -> RTSPEndpoint {
         var t = text
-        if t.hasPrefix("rtsp://") { t.removeFirst(7) }
         var e = RTSPEndpoint()
+        if t.hasPrefix("rtsp://") { t.removeFirst(7) }
+        if t.hasPrefix("rtsps://") {
+            t.removeFirst(8)
+            e.secure = true
+        }
         if let slash = t.firstIndex(of: "/") {
             e.path = String(t[slash...])
             t = String(t[..<slash])
