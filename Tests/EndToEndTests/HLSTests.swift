@@ -146,12 +146,11 @@ extension EndToEnd {
             let small = try String(contentsOfFile: hls + "/320x180/index.m3u8", encoding: .utf8)
             let (_, segments) = HLSPlaylist.media(small)
             #expect(segments.count >= 3 && small.contains("#EXT-X-ENDLIST"), "\(small)")
-            // Every frame of it plays and its strip reads. (Its pictures against the scene are not compared here: the
-            // info panel drawn at 320x180 differs from a fresh drawing in its lower middle in most frames, as the main
-            // picture does at that size; the other tests compare renditions of the timecode scene.)
-            let r = try probe([hls + "/320x180/index.m3u8"])
+            // Every frame of it plays, its strip reads, and each picture is the scene's at that size.
+            let r = try probe([hls + "/320x180/index.m3u8", "--reference", scene])
             let seen = try ProbeResult(json: r.out)
             #expect(r.status == 0 && seen.int("frames") >= 90 && seen.int("unreadable") == 0 && seen.int("dropped") == 0, "\(r.status) \(seen.total)")
+            #expect(seen.corrupt == 0, "\(seen.fidelity)")
         }
 
         /// A slow disk under one rung (every write to its folder 200 ms late, from a preloaded library, for as long as

@@ -296,5 +296,20 @@ extension EndToEnd {
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0)
         }
+
+        /// The info panel recorded at 320x180 is the reference's own picture in every frame (at --max-corrupt 0):
+        /// the live loop and a fresh drawing of a frame put its scrolling memo on the same pixel. Before, the live
+        /// scene time (running time in whole nanoseconds) fell short of n ÷ fps in two frames of three, the memo's
+        /// text sat on a half pixel at that size and was rounded the other way: 76 of 120 frames "corrupt".
+        @Test func thePanelRecordedAtASmallSizeIsTheReferencesPictureInEveryFrame() throws {
+            let dir = try TempDir()
+            let file = dir.file("panel.mkv")
+            let run = try pipcompose(["run", panelScene, "--size", "320x180", "--record", file, "--duration", "4",
+                                      "--no-control"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let r = try probe([file, "--reference", panelScene, "--max-corrupt", "0"])
+            let seen = try ProbeResult(json: r.out)
+            #expect(r.status == 0 && seen.int("frames") >= 100 && seen.corrupt == 0, "\(r.status) \(seen.fidelity)")
+        }
     }
 }

@@ -229,7 +229,11 @@ public final class FrameLoop: @unchecked Sendable {
                     log("resize to \(resize) failed: \(error); keeping \(renderer.size)")
                 }
             }
-            let media = playback.media(at: Double(target) / 1e9)
+            // Scene time from the frame number, n ÷ fps, as a reference drawing of frame n computes it: the running
+            // time in whole nanoseconds is truncated for two frames in three at 30 fps, and a ticker whose text lands
+            // on a half pixel at that size (the info panel at 320x180) was rounded the other way then, so a fresh
+            // drawing of the same frame differed in 76 of 120 frames.
+            let media = playback.media(at: Double(n) / Double(clock.fps))
             let (pending, adopted, retired) = lock.withLock { () -> ([SceneChange], [RenditionPicture], [(size: PixelSize, done: () -> Void)]) in
                 defer { commands = []; adoptions = []; retirements = [] }
                 return (commands, adoptions, retirements)
