@@ -63,32 +63,53 @@ final class TwoHomes {
 
     struct SetupFailure: Error, CustomStringConvertible { let description: String }
 
-    /// Both routers' NAT: port-preserving masquerade (endpoint-independent, as most home routers), or `symmetric`.
-    func setNAT(symmetric: Bool) throws {
-        let how = symmetric ? "masquerade fully-random" : "masquerade"
+    /// What the routers do: route the homes' own addresses to each other (`none`: a routed network), masquerade the
+    /// viewer's home only (`viewerOnly`: pipcompose outside any NAT, its address routed), or both homes behind NATs,
+    /// port-preserving (endpoint-independent, as most home routers) or `symmetric`.
+    enum NAT { case none, viewerOnly, both(symmetric: Bool) }
+
+    func setNAT(_ nat: NAT) throws {
+        var homeRules = "flush ruleset", viewerRules = "flush ruleset"
         // As a home router: what comes in unasked to the router itself is dropped. Without that, a peer's check that
         // arrived before the home's own first packet left a conntrack entry for that pair, and the home's packet was
         // then given another port: every NAT looked symmetric, and STUN never worked.
-        let home = """
-        flush ruleset
-        table ip nat {
-          chain pre { type nat hook prerouting priority dstnat; iifname "hr1\(tag)" tcp dport \(port) dnat to 10.1.0.2:\(port); }
-          chain post { type nat hook postrouting priority srcnat; oifname "hr1\(tag)" \(how); }
+        func natted(_ interface: String, _ how: String, forward: String = "") -> String {
+            """
+            flush ruleset
+            table ip nat {
+              \(forward)
+              chain post { type nat hook postrouting priority srcnat; oifname "\(interface)\(tag)" \(how); }
+            }
+            table ip filter {
+              chain input { type filter hook input priority filter; iifname "\(interface)\(tag)" ct state new drop; }
+            }
+            """
         }
-        table ip filter {
-          chain input { type filter hook input priority filter; iifname "hr1\(tag)" ct state new drop; }
+        let forward = "chain pre { type nat hook prerouting priority dstnat; iifname \"hr1\(tag)\" tcp dport \(port) dnat to 10.1.0.2:\(port); }"
+        // Routes to the homes' own addresses exist only where nothing hides them.
+        var routes: [(String, String, String)] = []
+        switch nat {
+        case .none:
+            routes = [(viewerRouter, "10.1.0.0/24", Self.homePublic), (homeRouter, "10.2.0.0/24", "198.51.100.2"),
+                      (internet, "10.1.0.0/24", Self.homePublic), (internet, "10.2.0.0/24", "198.51.100.2")]
+        case .viewerOnly:
+            routes = [(viewerRouter, "10.1.0.0/24", Self.homePublic), (internet, "10.1.0.0/24", Self.homePublic)]
+            viewerRules = natted("vr1", "masquerade")
+        case .both(let symmetric):
+            let how = symmetric ? "masquerade fully-random" : "masquerade"
+            homeRules = natted("hr1", how, forward: forward)
+            viewerRules = natted("vr1", how)
         }
-        """
-        let viewer = """
-        flush ruleset
-        table ip nat {
-          chain post { type nat hook postrouting priority srcnat; oifname "vr1\(tag)" \(how); }
+        // Only the routes this may have added before (each router's own home is a connected route, kept).
+        for (ns, net) in [(viewerRouter, "10.1.0.0/24"), (homeRouter, "10.2.0.0/24"), (internet, "10.1.0.0/24"),
+                          (internet, "10.2.0.0/24")] {
+            _ = try tool(["ip", "-n", ns, "route", "del", net])
         }
-        table ip filter {
-          chain input { type filter hook input priority filter; iifname "vr1\(tag)" ct state new drop; }
+        for (ns, net, via) in routes {
+            let r = try tool(["ip", "-n", ns, "route", "add", net, "via", via])
+            #expect(r.status == 0, "\(r.err)")
         }
-        """
-        for (ns, rules) in [(homeRouter, home), (viewerRouter, viewer)] {
+        for (ns, rules) in [(homeRouter, homeRules), (viewerRouter, viewerRules)] {
             let file = NSTemporaryDirectory() + "/nat-\(ns).nft"
             try rules.write(toFile: file, atomically: true, encoding: .utf8)
             defer { unlink(file) }
@@ -108,14 +129,17 @@ extension EndToEnd {
     /// page: with endpoint-independent NATs STUN is enough; with both NATs symmetric it is not, and the session says
     /// which candidates it had; through TURN it plays, and coturn relayed the picture.
     @Suite(.serialized) struct NATTests {
-        func run(_ homes: TwoHomes, _ dir: TempDir, ice: [String]) throws -> (LiveProcess, String) {
+        /// pipcompose at home, its page as the viewer reaches it: at `address` (the home router's public one, its
+        /// port forwarded, unless the home's own address is routed).
+        func run(_ homes: TwoHomes, _ dir: TempDir, ice: [String], address: String = TwoHomes.homePublic) throws
+            -> (LiveProcess, String) {
             let p = try LiveProcess("/usr/sbin/ip", ["netns", "exec", homes.home, binary, "run", try timecodeScene(dir),
                                                      "--size", "640x360", "--webrtc", "--control", "0.0.0.0:\(homes.port)",
                                                      "--allow-host", TwoHomes.homePublic, "--webrtc-connect-timeout", "8"] + ice)
             let line = try #require(p.waitForLine(timeout: 30) { $0.hasPrefix("webrtc ") }, "\(p.allOutput)")
             let printed = String(line.split(separator: " ")[1])
             // The page as the viewer reaches it: the home router's public address, its forwarded port.
-            return (p, printed.replacingOccurrences(of: "0.0.0.0", with: TwoHomes.homePublic))
+            return (p, printed.replacingOccurrences(of: "0.0.0.0", with: address))
         }
 
         func view(_ homes: TwoHomes, _ page: String, timeout: Int = 40) throws -> [String: Any] {
@@ -145,7 +169,7 @@ extension EndToEnd {
             let stun = ["--ice-server", "stun:\(TwoHomes.turnAddress):3478"]
 
             // Endpoint-independent NATs: STUN's reflexive addresses meet.
-            try homes.setNAT(symmetric: false)
+            try homes.setNAT(.both(symmetric: false))
             var (p, page) = try run(homes, dir, ice: stun)
             let viaSTUN = try view(homes, page)
             #expect(viaSTUN["error"] == nil && readable(viaSTUN) > 30, "\(viaSTUN)\n\(p.allOutput)")
@@ -153,7 +177,7 @@ extension EndToEnd {
             #expect(p.waitForExit(timeout: 30) == 0, "\(p.allOutput)")
 
             // Both symmetric: STUN alone finds no pair; the session says which candidates there were.
-            try homes.setNAT(symmetric: true)
+            try homes.setNAT(.both(symmetric: true))
             (p, page) = try run(homes, dir, ice: stun)
             let stuck = try view(homes, page, timeout: 15)
             #expect(stuck["error"] != nil, "it played across two symmetric NATs without TURN: \(stuck)")
@@ -182,6 +206,23 @@ extension EndToEnd {
             }
             #expect(turn.waitForLine(timeout: 30, relayed) != nil,
                     "\(turn.stdout.filter { $0.contains("peer usage") })")
+        }
+
+        /// The two simpler networks of the issue, with no STUN or TURN at all: a viewer on another routed network
+        /// reaches pipcompose's own address, and a viewer behind a NAT reaches a pipcompose outside any: host
+        /// candidates (and the viewer's peer-reflexive one) are enough for both.
+        @Test func aViewerOnARoutedNetworkAndOneBehindItsNATPlayWithHostCandidates() throws {
+            let dir = try TempDir()
+            let homes = try TwoHomes(port: freePort())
+            defer { homes.tearDown() }
+            for nat in [TwoHomes.NAT.none, .viewerOnly] {
+                try homes.setNAT(nat)
+                let (p, page) = try run(homes, dir, ice: [], address: "10.1.0.2")
+                let seen = try view(homes, page)
+                #expect(seen["error"] == nil && readable(seen) > 30, "\(nat): \(seen)\n\(p.allOutput)")
+                p.signal(SIGINT)
+                #expect(p.waitForExit(timeout: 30) == 0, "\(p.allOutput)")
+            }
         }
     }
 }
