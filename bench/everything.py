@@ -1,0 +1,265 @@
+#!/usr/bin/python3
+"""Everything on at once, for an hour (issue 52): one `pipcompose run` of the info panel (every kind of widget and a
+timecode strip) with two web widgets beside it, at 1280x720@30, with
+
+  - a 416x234 rendition, an HLS ladder, WebRTC, a recording split at every resize (`--record-resize split`), and a
+    push to an nginx-rtmp that is restarted every 10 minutes (the push reconnects with its backoff);
+  - 4 RTSP probes comparing every picture with the scene (`--reference`): TCP, UDP, TCP through a relay that holds
+    every chunk 100 ms, and the rendition's mount;
+  - a browser window (headless Chromium on the owner's page) opened every 30 s at a random size, watching 8 s;
+  - the API driven: the scoreboard told something new every 3 s, a pause of 2 s every minute, a resize every 10
+    minutes (alternating 1280x720 and 1024x576, which splits the recording);
+  - every 10 s: resident memory of pipcompose and of its pages' processes, CPU seconds of pipcompose.
+
+At the end: each probe's totals, frames dropped at the source, every recorded part decoded whole by ffmpeg, the
+memory slope of pipcompose and of the pages after a 5-minute warm-up (least squares, MiB per hour), CPU per hour in
+each 10-minute window. Prints one JSON line; keeps the samples (samples.csv), the probes' reports and the run's log
+in OUT.
+
+Usage: /usr/bin/python3 bench/everything.py BINARY [--seconds 3600] [--out bench/out/everything]
+"""
+import argparse, glob, json, os, random, secrets, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+import urllib.request
+from session_cpu import child_sessions, processes
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..")
+
+
+def free_port():
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
+
+
+def slope_per_hour(points, warmup):
+    """Least-squares slope of (seconds, MiB) after `warmup` seconds, in MiB per hour; None with too few points."""
+    pts = [(t, v) for t, v in points if t >= warmup]
+    if len(pts) < 3:
+        return None
+    n = len(pts); mt = sum(t for t, _ in pts) / n; mv = sum(v for _, v in pts) / n
+    var = sum((t - mt) ** 2 for t, _ in pts)
+    return round(sum((t - mt) * (v - mv) for t, v in pts) / var * 3600, 2) if var else None
+
+
+def scene(work):
+    """The info panel with two web widgets added (a scoreboard, a lower third), its files beside it."""
+    for f in ["logo.svg", "cover.svg"]:
+        shutil.copy(os.path.join(ROOT, "examples", f), work)
+    os.makedirs(os.path.join(work, "web"), exist_ok=True)
+    for f in ["scoreboard.html", "lower-third.html"]:
+        shutil.copy(os.path.join(ROOT, "examples", "web", f), os.path.join(work, "web"))
+    text = open(os.path.join(ROOT, "examples", "info-panel.yaml")).read()
+    text += ("  - {id: board, type: web, source: web/scoreboard.html, fps: 5, "
+             "data: {home: LYN, away: BRA, h: '0', a: '0', clock: '00:00'}, "
+             "place: {inset: top-right, width: 0.3, aspect: '4:1'}}\n"
+             "  - {id: lower, type: web, source: web/lower-third.html, data: {f0: Jane Doe, f1: Reporter}, "
+             "place: {inset: bottom-left, width: 0.45, aspect: '4:1'}}\n")
+    path = os.path.join(work, "everything.yaml")
+    open(path, "w").write(text)
+    return path
+
+
+class Nginx:
+    """nginx with the RTMP module on a free port, restarted on demand (ended by its pid)."""
+
+    def __init__(self, work):
+        self.port = free_port()
+        self.conf = os.path.join(work, "nginx.conf")
+        open(self.conf, "w").write(
+            "load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;\ndaemon off;\nmaster_process off;\n"
+            f"pid {work}/nginx.pid;\nerror_log {work}/nginx-error.log info;\nevents {{ worker_connections 64; }}\n"
+            f"rtmp {{ server {{ listen 127.0.0.1:{self.port}; application live {{ live on; }} }} }}\n")
+        self.work = work
+        self.proc = None
+        self.start()
+
+    def start(self):
+        self.proc = subprocess.Popen(["/usr/sbin/nginx", "-c", self.conf, "-p", self.work, "-e",
+                                      os.path.join(self.work, "nginx-error.log")],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+
+
+def main():
+    a = argparse.ArgumentParser()
+    a.add_argument("binary")
+    a.add_argument("--seconds", type=int, default=3600)
+    a.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "everything"))
+    args = a.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="everything-")
+    path = scene(work)
+    token = secrets.token_hex(24)
+    rport, cport = free_port(), free_port()
+    control = f"http://127.0.0.1:{cport}"
+    nginx = Nginx(work)
+    log = open(os.path.join(args.out, "run.log"), "w")
+    run = subprocess.Popen([args.binary, "run", path, "--size", "1280x720", "--fps", "30",
+                            "--rtsp", f"127.0.0.1:{rport}/pip", "--control", f"127.0.0.1:{cport}",
+                            "--control-token", token, "--webrtc", "--rendition", "416x234",
+                            "--hls", os.path.join(work, "ladder"), "--record", os.path.join(work, "rec.mp4"),
+                            "--record-resize", "split", "--push", f"rtmp://127.0.0.1:{nginx.port}/live/test",
+                            "--status-every", "10"], stdout=log, stderr=subprocess.STDOUT, text=True)
+    stop = threading.Event()
+    counts = {"windows": 0, "windowsFailed": 0, "apiCalls": 0, "apiFailed": 0, "nginxRestarts": 0, "resizes": 0}
+
+    def call(method, route, body=None):
+        req = urllib.request.Request(control + route, method=method, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+        counts["apiCalls"] += 1
+        try:
+            return json.loads(urllib.request.urlopen(req, timeout=10).read() or b"{}")
+        except Exception:
+            counts["apiFailed"] += 1
+            return None
+
+    # Up: the control port answers and RTSP serves.
+    end = time.monotonic() + 60
+    while time.monotonic() < end and call("GET", "/v1/status") is None:
+        time.sleep(0.5)
+    counts["apiCalls"] = counts["apiFailed"] = 0
+    started = time.monotonic()
+    probe_seconds = args.seconds - 20
+    relay = subprocess.Popen(["/usr/bin/python3", os.path.join(ROOT, "Tests", "Fixtures", "tcp_relay.py"), "--target",
+                              f"127.0.0.1:{rport}", "--port", "0", "--delay-ms", "100"],
+                             stdout=subprocess.PIPE, text=True)
+    relay_port = relay.stdout.readline().split()[-1]
+    probes = {
+        "tcp": [f"rtsp://127.0.0.1:{rport}/pip", "--transport", "tcp"],
+        "udp": [f"rtsp://127.0.0.1:{rport}/pip", "--transport", "udp"],
+        "relay100ms": [f"rtsp://127.0.0.1:{relay_port}/pip", "--transport", "tcp"],
+        "rendition": [f"rtsp://127.0.0.1:{rport}/pip@416x234", "--transport", "tcp"],
+    }
+    probing = {name: subprocess.Popen([args.binary, "probe", *p, "--reference", path, "--duration", str(probe_seconds),
+                                       "--json", "--quiet", "--timeout", "60"],
+                                      stdout=open(os.path.join(args.out, f"probe-{name}.json"), "w"),
+                                      stderr=open(os.path.join(args.out, f"probe-{name}.log"), "w"))
+               for name, p in probes.items()}
+
+    def every(seconds, action, offset=0.0):
+        def loop():
+            due = started + offset
+            while not stop.wait(max(0, due - time.monotonic())):
+                action()
+                due += seconds
+        t = threading.Thread(target=loop, daemon=True); t.start(); return t
+
+    score = {"h": 0, "a": 0}
+
+    def tell_board():
+        if random.random() < 0.1:
+            score[random.choice(["h", "a"])] += 1
+        m = int(time.monotonic() - started)
+        data = {"h": str(score["h"]), "a": str(score["a"]), "clock": f"{m // 60:02d}:{m % 60:02d}"}
+        call("POST", "/v1/web/board", {"call": "update", "data": json.dumps(data)})
+
+    def pause_briefly():
+        call("POST", "/v1/pause", {}); stop.wait(2); call("POST", "/v1/play", {})
+
+    sizes = ["1024x576", "1280x720"]
+
+    def resize():
+        counts["resizes"] += 1
+        call("POST", "/v1/resize", {"size": sizes[(counts["resizes"] - 1) % 2]})
+
+    def restart_nginx():
+        nginx.stop(); stop.wait(3); nginx.start(); counts["nginxRestarts"] += 1
+
+    page = f"{control}/?token={token}"
+
+    def window():
+        w = random.choice([320, 416, 480, 640, 854]); h = w * 9 // 16 // 2 * 2
+        r = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "Tests", "Fixtures", "web_viewer.py"), page,
+                            "--seconds", "8", "--resize", f"{w}x{h}", "--follow", "own", "--timeout", "40"],
+                           capture_output=True, text=True, timeout=120)
+        counts["windows"] += 1
+        last = (r.stdout.strip().splitlines() or ["{}"])[-1]
+        try:
+            ok = r.returncode == 0 and "error" not in json.loads(last)
+        except ValueError:
+            ok = False
+        counts["windowsFailed"] += not ok
+
+    samples = []
+    csv = open(os.path.join(args.out, "samples.csv"), "w")
+    csv.write("seconds,pipcomposeMiB,pagesMiB,pageProcesses,pipcomposeCpuS\n")
+
+    def sample():
+        table = processes()
+        if run.pid not in table:
+            return
+        own = table[run.pid][3] / 1024
+        sessions = child_sessions(run.pid, table)
+        pages = [p for p, v in table.items() if v[1] in sessions and p != run.pid]
+        pages_mib = sum(table[p][3] for p in pages) / 1024
+        cpu = table[run.pid][2] / os.sysconf("SC_CLK_TCK")
+        t = round(time.monotonic() - started, 1)
+        samples.append((t, own, pages_mib, len(pages), cpu))
+        csv.write(f"{t},{own:.1f},{pages_mib:.1f},{len(pages)},{cpu:.2f}\n"); csv.flush()
+
+    every(3, tell_board)
+    every(60, pause_briefly, offset=30)
+    every(600, resize, offset=600)
+    every(600, restart_nginx, offset=300)
+    every(10, sample)
+    def windows():
+        # One window at a time, one every 30 s (a window's own launch and 8 s of watching included).
+        while not stop.is_set():
+            began = time.monotonic()
+            window()
+            stop.wait(max(0, 30 - (time.monotonic() - began)))
+
+    threading.Thread(target=windows, daemon=True).start()
+
+    stop.wait(args.seconds - (time.monotonic() - started))
+    stop.set()
+    results = {}
+    for name, p in probing.items():
+        try:
+            p.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+        try:
+            report = json.load(open(os.path.join(args.out, f"probe-{name}.json")))
+            t, f = report.get("total", {}), (report.get("fidelity") or {}).get("total", {})
+            results[name] = {"exit": p.returncode, "frames": t.get("frames"), "dropped": t.get("dropped"),
+                             "freezes": t.get("freezes"), "unreadable": t.get("unreadable"),
+                             "corrupt": f.get("corrupt"), "ssimMin": f.get("ssimMin"),
+                             "latencyP50Ms": (t.get("latencyMs") or {}).get("p50"),
+                             "latencyP99Ms": (t.get("latencyMs") or {}).get("p99")}
+        except (OSError, ValueError):
+            results[name] = {"exit": p.returncode, "error": "no report"}
+    run.send_signal(signal.SIGINT)
+    run.wait(timeout=120)
+    relay.kill(); nginx.stop(); log.close()
+    summary = [l for l in open(os.path.join(args.out, "run.log")) if l.startswith("stopped after")]
+    parts = []
+    for part in sorted(glob.glob(os.path.join(work, "rec*.mp4"))):
+        d = subprocess.run(["ffmpeg", "-v", "error", "-i", part, "-f", "null", "-"], capture_output=True, text=True)
+        frames = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                 "stream=nb_read_frames", "-of", "csv=p=0", part], capture_output=True, text=True)
+        parts.append({"file": os.path.basename(part), "frames": frames.stdout.strip(),
+                      "whole": d.returncode == 0 and not d.stderr.strip()})
+    cpu_windows = []
+    for start in range(0, args.seconds, 600):
+        inside = [s for s in samples if start <= s[0] <= start + 600]
+        if len(inside) >= 2:
+            cpu_windows.append(round((inside[-1][4] - inside[0][4]) / (inside[-1][0] - inside[0][0]) * 3600))
+    print(json.dumps({
+        "bench": "everything", "seconds": args.seconds, "runExit": run.returncode,
+        "sourceSummary": summary[-1].strip() if summary else None,
+        "probes": results, "parts": parts, **counts,
+        "pipcomposeMiBPerHour": slope_per_hour([(s[0], s[1]) for s in samples], 300),
+        "pagesMiBPerHour": slope_per_hour([(s[0], s[2]) for s in samples], 300),
+        "pipcomposeMiB": [round(samples[0][1]), round(samples[-1][1])] if samples else None,
+        "pagesMiB": [round(samples[0][2]), round(samples[-1][2])] if samples else None,
+        "cpuSecondsPerHourBy10Min": cpu_windows,
+    }))
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
