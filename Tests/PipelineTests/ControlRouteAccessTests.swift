@@ -33,6 +33,12 @@ final class CountingSession: ControlledSession, @unchecked Sendable {
     func startOutput(_ spec: OutputSpec, rendition: PixelSize?) throws(ControlError) -> String { called("startOutput"); return "x" }
     func stopOutput(id: String) throws(ControlError) { called("stopOutput") }
     func framePNG(size: PixelSize?) async throws -> Data { called("framePNG"); return Data() }
+    func nowPlaying() -> NowPlayingPayload {
+        called("nowPlaying")
+        return NowPlayingPayload(title: "", artist: "", album: "", artwork: nil, playing: true, position: 0,
+                                 duration: nil, seek: false, tracks: false)
+    }
+    func artworkPNG(side: Int) throws -> Data? { called("artworkPNG"); return nil }
     var whep: (any WHEPService)? { nil }
     var rtspViewersByLink: [String: Int] { [:] }
     func browserIceServers(label: String) -> [IceSettings.BrowserServer] { [] }

@@ -58,6 +58,8 @@ final class Told: @unchecked Sendable {
         ("page", "GET", "/", true),
         ("access", "GET", "/v1/access", true),
         ("ICE servers", "GET", "/v1/ice", true),
+        ("now playing", "GET", "/v1/nowplaying", true),
+        ("its cover", "GET", "/v1/nowplaying/artwork", true),
         ("WHEP offer", "POST", "/v1/whep", true),
         ("WHEP end", "DELETE", "/v1/whep/v1", true),
         ("WHEP window", "POST", "/v1/whep/v1/window", true),

@@ -139,6 +139,7 @@ public final class ControlServer: @unchecked Sendable {
         router.add(middleware: AccessMiddleware(access: access, refusals: RefusalLog(log: session.log), hook: hook))
         router.addRoutes(StatusRoutes(session: session, links: links, viewers: viewers).routes)
         router.addRoutes(PlaybackRoutes(session: session).routes)
+        router.addRoutes(NowPlayingRoutes(session: session).routes)
         router.addRoutes(WidgetRoutes(session: session).routes)
         router.addRoutes(OutputRoutes(session: session, place: place).routes)
         router.addRoutes(WebRTCRoutes(session: session, links: links, viewers: viewers).routes)

@@ -21,6 +21,10 @@ public protocol ControlledSession: AnyObject, Sendable {
     func stopOutput(id: String) throws(ControlError)
     /// The picture viewers see now, as PNG, scaled to fit `size`.
     func framePNG(size: PixelSize?) async throws -> Data
+    /// `GET /v1/nowplaying`: what plays, where the scene is, which skips work.
+    func nowPlaying() -> NowPlayingPayload
+    /// The now-playing card's cover as PNG, `side` pixels on its longer side; nil when it shows none.
+    func artworkPNG(side: Int) throws -> Data?
     /// WHEP, with `run --webrtc`.
     var whep: (any WHEPService)? { get }
     /// Shows WebRTC viewer `viewer` a picture laid out for its window (nil: the main picture).

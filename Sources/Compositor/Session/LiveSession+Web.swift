@@ -21,15 +21,15 @@ extension LiveSession {
     }
 
     /// Tells every page what changed (once a second, with the drop watch); the now-playing card is read on the
-    /// render thread, which alone touches it, for the next time.
+    /// render thread, which alone touches it, for the next time (pages, and `GET /v1/nowplaying`).
     func tellPages() {
-        let all = pages
-        guard !all.isEmpty else { return }
-        loop?.perform { [weak self] renderer, _ in
-            guard let card = renderer.widgets.lazy.compactMap({ $0 as? NowPlayingWidget }).first else { return }
-            self?.inputs.nowPlaying = card.config
+        if renderer.scene.widgets.contains(where: { $0.config is NowPlayingConfig }) {
+            loop?.perform { [weak self] renderer, _ in
+                guard let card = renderer.widgets.lazy.compactMap({ $0 as? NowPlayingWidget }).first else { return }
+                self?.inputs.nowPlaying = card.config
+            }
         }
-        for page in all { page.tell(pageState(page.frames.pageSize)) }
+        for page in pages { page.tell(pageState(page.frames.pageSize)) }
     }
 
     /// A CasparCG call on web widget `id`: update (with data: JSON or CasparCG's `<templateData>` XML), play,

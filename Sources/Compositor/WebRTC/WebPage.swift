@@ -1,9 +1,9 @@
 import Foundation
 
 /// The live page (`web/index.html`): read from disk at each request, found like the pipelines folder
-/// ($PIPCOMPOSE_WEB, ./web, or next to the pipelines folder beside the binary's build tree). Its strip reader
-/// (`web/strip.js`, shared with the Janus viewer page) is inlined where the page names it, so the page stays one
-/// request that carries its token.
+/// ($PIPCOMPOSE_WEB, ./web, or next to the pipelines folder beside the binary's build tree). Its scripts (the strip
+/// reader `web/strip.js`, shared with the Janus viewer page; the Media Session; the pop-out) are inlined where the
+/// page names them, so the page stays one request that carries its token.
 public enum WebPage {
     public struct NotFound: Error, CustomStringConvertible {
         public let searched: [String]
@@ -26,15 +26,21 @@ public enum WebPage {
         throw NotFound(searched: dirs)
     }
 
-    static let scriptTag = #"<script src="strip.js"></script>"#
+    /// The scripts beside the page it names with `<script src="NAME.js"></script>`: the strip reader, the Media
+    /// Session and the pop-out.
+    static let scripts = ["strip.js", "mediasession.js", "popout.js"]
 
-    /// The page with its `<script src="strip.js">` replaced by the script itself.
+    /// The page with each `<script src="NAME.js">` of `scripts` replaced by the script itself.
     static func inline(_ page: String, from dir: String) throws -> Data {
-        guard page.contains(scriptTag) else { return Data(page.utf8) }
-        guard let script = FileManager.default.contents(atPath: dir + "/strip.js") else {
-            throw NotFound(searched: [dir], what: "the live page's strip reader web/strip.js")
+        var page = page
+        for name in scripts {
+            let tag = #"<script src="\#(name)"></script>"#
+            guard page.contains(tag) else { continue }
+            guard let script = FileManager.default.contents(atPath: dir + "/" + name) else {
+                throw NotFound(searched: [dir], what: "the live page's script web/\(name)")
+            }
+            page = page.replacingOccurrences(of: tag, with: "<script>\n" + String(decoding: script, as: UTF8.self) + "</script>")
         }
-        let inlined = "<script>\n" + String(decoding: script, as: UTF8.self) + "</script>"
-        return Data(page.replacingOccurrences(of: scriptTag, with: inlined).utf8)
+        return Data(page.utf8)
     }
 }
