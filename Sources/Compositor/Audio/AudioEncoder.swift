@@ -19,13 +19,15 @@ final class AudioEncoder: @unchecked Sendable {
     private var _packets: UInt64 = 0
     private var _bytes: UInt64 = 0
 
-    init(codec: AudioCodec, template: PipelineTemplate, bitrate: Int, rawCaps: String, rate: Int,
+    /// `blocking`: for a render (`SceneRender`), nothing live: a push waits while the encoder is busy, nothing is
+    /// dropped.
+    init(codec: AudioCodec, template: PipelineTemplate, bitrate: Int, rawCaps: String, rate: Int, blocking: Bool = false,
          warn: @escaping @Sendable (String) -> Void, onError: @escaping @Sendable (GstError) -> Void) throws {
         self.codec = codec
         launch = try template.render(["bitrate": String(bitrate)])
         pipeline = try Pipeline(name: "audio-\(codec)", launch: launch)
         guard pipeline.hasElement(named: "encoded"),
-              let src = pipeline.appSource(named: "samples", maxBuffers: 16) else {
+              let src = pipeline.appSource(named: "samples", maxBuffers: 16, leaky: !blocking) else {
             pipeline.stop(drain: false)
             throw GstError(element: "audio", message: "\(template.path) needs 'appsrc name=samples' and 'appsink name=encoded'")
         }
@@ -37,6 +39,10 @@ final class AudioEncoder: @unchecked Sendable {
         }
         primingNanoseconds = MediaTime(priming ?? 0) * 1_000_000_000 / MediaTime(rate)
         input = src
+        if blocking {
+            input.set("is-live", "false")
+            input.set("block", "true")
+        }
         try input.setCaps(rawCaps)
         sink = pipeline.appSink(named: "encoded", runningTime: true, onSample: { [weak self] b, c in
             self?.fanOut(b, c)

@@ -1,0 +1,148 @@
+import Foundation
+
+/// `pipcompose render`: a scene drawn frame by frame, each at its own scene time (frame n at n ÷ fps), as fast as the
+/// machine allows, and encoded to files (`pipelines/render-file.pipeline`, one pipeline per file). Nothing paces it
+/// but the encoders: each file's appsrc blocks while its encoder is busy, so no frame is dropped and memory holds a
+/// few frames. Clocks show scene-derived time (`wallStart` + scene time), so a scene renders to the same pictures
+/// every time; the sound (ticks, a tone) is drawn sample by sample on the same timeline.
+///
+/// Web pages and video layers run on the wall clock, not the scene's: a scene with them is refused, with what to do.
+public final class SceneRender {
+    public struct Settings {
+        public var scene: Scene
+        public var size: PixelSize
+        public var fps: Int
+        public var duration: Double
+        /// What clocks show at scene time 0.
+        public var wallStart: Date
+        public var audio: AudioChoice
+        public var outputs: [String]
+        public var overwrite = false
+        public var preset = "veryfast"
+        /// kbit/s; 0: the size's default.
+        public var bitrate = 0
+
+        public init(scene: Scene, size: PixelSize, fps: Int, duration: Double, wallStart: Date, audio: AudioChoice,
+                    outputs: [String]) {
+            self.scene = scene
+            self.size = size
+            self.fps = fps
+            self.duration = duration
+            self.wallStart = wallStart
+            self.audio = audio
+            self.outputs = outputs
+        }
+
+        /// Frames in the render: the duration in whole frames, at least one.
+        public var frames: Int64 { max(1, Int64((duration * Double(fps)).rounded())) }
+    }
+
+    public struct Refusal: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// How a render went: frames, the scene seconds they make, the seconds it took.
+    public struct Summary: Sendable {
+        public var frames: Int64
+        public var sceneSeconds: Double
+        public var seconds: Double
+        public var speed: Double { seconds > 0 ? sceneSeconds / seconds : 0 }
+    }
+
+    /// What clocks show at scene time 0 unless told: 2000-01-01T00:00:00Z, so a UTC clock shows the scene time. (Not
+    /// the Unix epoch: a timecode strip whose time is 0 reads as no time at all.)
+    public static let defaultWallStart = Date(timeIntervalSince1970: 946_684_800)
+
+    public let settings: Settings
+    private let warn: @Sendable (String) -> Void
+
+    /// Checks everything that can be checked before a frame is drawn.
+    public init(_ settings: Settings, warn: @escaping @Sendable (String) -> Void) throws(Refusal) {
+        self.settings = settings
+        self.warn = warn
+        guard settings.duration.isFinite, settings.duration > 0 else {
+            throw Refusal(description: "--duration must be more than 0 seconds, got \(settings.duration)")
+        }
+        guard settings.duration <= 86_400 else {
+            throw Refusal(description: "--duration is at most 86400 seconds (a day), got \(settings.duration)")
+        }
+        for w in settings.scene.widgets where w.config is WebConfig || w.config is VideoConfig {
+            throw Refusal(description: "widget '\(w.id)' (\(w.type)) runs on the wall clock, not the scene's: render "
+                          + "draws scenes without web pages and video layers; record this one in real time with "
+                          + "`pipcompose run SCENE --record FILE --duration \(settings.duration)`")
+        }
+        if case .music = settings.audio {
+            throw Refusal(description: "render draws ticks or a tone (--audio ticks, tone, tone:HZ), not music yet; "
+                          + "record music in real time with `pipcompose run --audio FILE --record FILE`")
+        }
+        guard !settings.outputs.isEmpty else { throw Refusal(description: "name a file to write: -o clip.mp4") }
+        var seen = Set<String>()
+        for path in settings.outputs {
+            _ = try Self.muxer(for: path)
+            guard seen.insert(URL(fileURLWithPath: path).standardizedFileURL.path).inserted else {
+                throw Refusal(description: "'\(path)' is named twice")
+            }
+            let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            guard FileManager.default.isWritableFile(atPath: dir) else {
+                throw Refusal(description: "cannot write '\(path)': directory '\(dir)' does not exist or is not writable")
+            }
+            if FileManager.default.fileExists(atPath: path) && !settings.overwrite {
+                throw Refusal(description: "'\(path)' exists; pass --overwrite to replace it")
+            }
+        }
+    }
+
+    /// The muxer a file's extension asks for.
+    static func muxer(for path: String) throws(Refusal) -> String {
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "mp4", "m4v", "mov": return "mp4mux fragment-duration=1000"
+        case "mkv": return "matroskamux"
+        case "ts": return "mpegtsmux"
+        default: throw Refusal(description: "'\(path)': render writes .mp4, .mkv or .ts files")
+        }
+    }
+
+    /// The sound drawn for the render, nil for none.
+    private var signal: (any AudioSignal)? {
+        switch settings.audio {
+        case .ticks: TickSignal(rate: AudioTrack.rate)
+        case .tone(let hz): ToneSignal(rate: AudioTrack.rate, hz: hz)
+        case .none, .music: nil
+        }
+    }
+
+    /// Draws and encodes every frame; `progress(frame, of)` after each one. Throws when a file cannot be written
+    /// (the other files are still finished as far as they got).
+    public func run(progress: (Int64, Int64) -> Void = { _, _ in }) throws -> Summary {
+        let s = settings, started = Date()
+        let files = try s.outputs.map { try RenderFile(path: $0, settings: s, audio: signal != nil) }
+        defer { files.forEach { $0.abandon() } }
+        let sound = try signal.map { signal in try RenderSound(signal: signal, warn: warn, to: files) }
+        let renderer = Renderer(scene: s.scene, size: s.size, warn: warn)
+        let producer = try FrameProducer(size: s.size, fps: s.fps)
+        let clock = FrameClock(fps: s.fps)
+        let wallStart = Int64((s.wallStart.timeIntervalSince1970 * 1000).rounded(.down))
+        for n in 0..<s.frames {
+            let media = Double(n) / Double(s.fps)
+            // Wall time to the millisecond, as the timecode strip records it and as the live loop draws it: a clock
+            // showing milliseconds then shows the strip's value, and a reference drawn from the strip is the same.
+            let wall = Date(timeIntervalSince1970: Double(wallStart + n * 1000 / Int64(s.fps)) / 1000)
+            let time = FrameTime(frame: n, media: media, wall: wall)
+            let (buffer, _) = try producer.produce(renderer, at: time)
+            let pts = clock.time(ofFrame: n)
+            buffer.stamp(pts: pts, duration: clock.time(ofFrame: n + 1) - pts)
+            // The frame's sound first: a muxer waits for both tracks, and the picture has the encoder's delay.
+            try sound?.draw(upTo: clock.time(ofFrame: n + 1))
+            for f in files { try f.push(buffer) }
+            progress(n + 1, s.frames)
+        }
+        try sound?.finish()
+        var failed: [String] = []
+        for f in files where !f.finish() { failed.append(f.path) }
+        if !failed.isEmpty {
+            throw Refusal(description: "could not finish \(failed.joined(separator: ", ")): " + files.compactMap(\.error).joined(separator: "; "))
+        }
+        return Summary(frames: s.frames, sceneSeconds: Double(s.frames) / Double(s.fps),
+                       seconds: Date().timeIntervalSince(started))
+    }
+}
