@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The MD5 of every decoded video frame of a file, in order (ffmpeg's framemd5): what a viewer's decoder shows.
+private func frameHashes(_ path: String) throws -> [String] {
+    let r = try tool(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"])
+    #expect(r.status == 0, "\(r.err)")
+    return r.out.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map {
+        $0.trimmingCharacters(in: .whitespaces) } }
+}
+
+extension EndToEnd {
+    /// `pipcompose render` (issue 51): a scene drawn at its own scene time as fast as the machine allows.
+    @Suite(.serialized) struct RenderTests {
+        /// Four seconds of the timecode scene with ticks, to an MP4 and an MKV at once: each file has every frame
+        /// (ffmpeg decodes 120), the strip reads 0…119 in order with none dropped or repeated, every picture is the
+        /// one the scene draws for its frame (probe --reference: nothing corrupt), and the ticks sit on the picture's
+        /// seconds (A/V offset within a millisecond), the sound as long as the picture.
+        @Test func everyFrameIsDrawnAtItsSceneTimeWithTheSoundOnIt() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let mp4 = dir.file("clip.mp4"), mkv = dir.file("clip.mkv")
+            let r = try tool([binary, "render", scene, "--duration", "4", "--audio", "ticks", "-o", mp4, "-o", mkv])
+            #expect(r.status == 0 && r.out.contains("120 frames"), "\(r.out)\(r.err)")
+            for file in [mp4, mkv] {
+                let decoded = try frameHashes(file).count
+                #expect(decoded == 120, "\(file)")
+                let (av, total, out) = try probeAV([file, "--reference", scene])
+                #expect(total?["frames"] as? Int == 120 && total?["firstFrame"] as? Int == 0
+                        && total?["lastFrame"] as? Int == 119 && total?["dropped"] as? Int == 0
+                        && total?["repeated"] as? Int == 0 && total?["unreadable"] as? Int == 0, "\(out)")
+                let report = (try? JSONSerialization.jsonObject(with: Data(out.utf8))) as? [String: Any]
+                let fidelity = (report?["fidelity"] as? [String: Any])?["total"] as? [String: Any]
+                #expect(fidelity?["compared"] as? Int == 120 && fidelity?["corrupt"] as? Int == 0, "\(out)")
+                try expectAVOffset(try #require(av, "\(out)"), 0, file, atLeast: 3)
+                let sound = try tool(["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries",
+                                      "stream=codec_name,duration", "-of", "csv=p=0", file])
+                #expect(sound.out.hasPrefix("aac"), "\(sound.out)")
+            }
+        }
+
+        /// Same input, same output: two renders of a scene with a clock, a ticker and the strip decode to the same
+        /// pictures frame for frame, and a clock shows the scene time (2000-01-01 00:00:00 UTC at frame 0) unless
+        /// `--wall` says otherwise, when the pictures differ.
+        @Test func twoRendersOfASceneAreTheSameFrameForFrame() throws {
+            let dir = try TempDir()
+            let scene = try dir.write("moving.yaml", """
+            size: 320x180
+            fps: 25
+            widgets:
+              - {id: strip, type: timecode, place: {edge: top, size: 0.1}}
+              - {id: clock, type: clock, format: "HH:mm:ss.SSS", timezone: UTC, place: {edge: left, size: 0.5}}
+              - {id: memo, type: ticker, items: ["Same input, same output, frame for frame"], place: fill}
+            """)
+            var runs: [[String]] = []
+            for name in ["one.mkv", "two.mkv"] {
+                let r = try tool([binary, "render", scene, "--duration", "3", "-o", dir.file(name)])
+                #expect(r.status == 0, "\(r.out)\(r.err)")
+                runs.append(try frameHashes(dir.file(name)))
+            }
+            #expect(runs[0].count == 75 && runs[0] == runs[1], "\(runs[0].count) vs \(runs[1].count) frames")
+            let shifted = try tool([binary, "render", scene, "--duration", "3", "--wall", "2026-01-02T03:04:05Z",
+                                    "-o", dir.file("other.mkv")])
+            #expect(shifted.status == 0, "\(shifted.err)")
+            let other = try frameHashes(dir.file("other.mkv"))
+            #expect(other.count == 75 && other != runs[0])
+            // The clock at frame 50 shows 00:00:02.000: what `snapshot` draws for that time.
+            let probe = try tool([binary, "probe", "--json", "--quiet", dir.file("one.mkv"), "--reference", scene])
+            let report = (try? JSONSerialization.jsonObject(with: Data(probe.out.utf8))) as? [String: Any]
+            #expect((report?["total"] as? [String: Any])?["unreadable"] as? Int == 0, "\(probe.out)\(probe.err)")
+            let fidelity = (report?["fidelity"] as? [String: Any])?["total"] as? [String: Any]
+            let out = probe.out
+            #expect(fidelity?["corrupt"] as? Int == 0 && fidelity?["compared"] as? Int == 75, "\(out)")
+        }
+
+        /// Refused before a frame is drawn, each with what to do, and nothing written over: a file that exists
+        /// (unless --overwrite), an unknown extension, a file named twice, a folder that is not there, no file, a
+        /// zero duration, music, and a scene with a web page.
+        @Test func badRendersAreRefusedAndOverwriteNothing() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let kept = try dir.write("kept.mp4", "not a video, and it stays")
+            let web = try dir.write("web.yaml", """
+            size: 320x180
+            widgets:
+              - {id: page, type: web, html: "<p>hello</p>", place: fill}
+            """)
+            let cases: [([String], String)] = [
+                ([scene, "--duration", "1", "-o", kept], "exists; pass --overwrite"),
+                ([scene, "--duration", "1", "-o", dir.file("x.avi")], "writes .mp4, .mkv or .ts"),
+                ([scene, "--duration", "1", "-o", dir.file("a.mkv"), "-o", dir.file("a.mkv")], "named twice"),
+                ([scene, "--duration", "1", "-o", "/nonexistent/x.mp4"], "does not exist or is not writable"),
+                ([scene, "--duration", "1"], "name a file to write"),
+                ([scene, "--duration", "0", "-o", dir.file("z.mp4")], "more than 0 seconds"),
+                ([scene, "--duration", "1", "--audio", dir.file("song.mp3"), "-o", dir.file("m.mp4")], "not music"),
+                ([web, "--duration", "1", "-o", dir.file("w.mp4")], "widget 'page' (web) runs on the wall clock"),
+            ]
+            for (args, message) in cases {
+                let r = try tool([binary, "render"] + args)
+                #expect(r.status != 0 && r.err.contains(message), "\(args): \(r.err)")
+            }
+            let still = try String(contentsOfFile: kept, encoding: .utf8)
+            #expect(still == "not a video, and it stays")
+            for name in ["x.avi", "a.mkv", "z.mp4", "m.mp4", "w.mp4"] {
+                #expect(!FileManager.default.fileExists(atPath: dir.file(name)), "\(name) was written")
+            }
+            let replaced = try tool([binary, "render", scene, "--duration", "1", "--overwrite", "-o", kept])
+            let frames = try frameHashes(kept).count
+            #expect(replaced.status == 0 && frames == 30, "\(replaced.err)")
+        }
+    }
+}
