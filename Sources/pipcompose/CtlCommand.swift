@@ -136,16 +136,26 @@ struct CtlSet: CtlVerb {
     @OptionGroup var own: ControlOptions
     @Argument(help: "ID.PROPERTY, e.g. memo.text.") var property: String
     @Argument(help: "The value.") var value: String
+    @Option(help: "Land on this frame (the timecode strip's number), in every output, rendition and recording at once.")
+    var atFrame: Int64?
+    @Option(help: "Land on the first frame at or past this scene time (seconds).")
+    var atTime: Double?
 
     func validate() throws {
         guard let dot = property.firstIndex(of: "."), dot != property.startIndex, dot != property.index(before: property.endIndex) else {
             throw ValidationError("set takes ID.PROPERTY VALUE, e.g. set memo.text \"Hello\"")
         }
+        if atFrame != nil && atTime != nil { throw ValidationError("give --at-frame or --at-time, not both") }
+        if let atFrame, atFrame < 0 { throw ValidationError("--at-frame must be 0 or more, got \(atFrame)") }
+        if let atTime, !(atTime.isFinite && atTime >= 0) { throw ValidationError("--at-time must be 0 or more seconds") }
     }
 
     func run() throws {
         let dot = property.firstIndex(of: ".")!
         let id = String(property[..<dot]), name = String(property[property.index(after: dot)...])
-        try connection.call("PATCH", "/v1/widgets/\(id)", [name: JSONValue.parse(commandLine: value)])
+        var body: [String: JSONValue] = [name: JSONValue.parse(commandLine: value)]
+        if let atFrame { body["at"] = .object(["frame": .number(Double(atFrame))]) }
+        if let atTime { body["at"] = .object(["time": .number(atTime)]) }
+        try connection.call("PATCH", "/v1/widgets/\(id)", body)
     }
 }

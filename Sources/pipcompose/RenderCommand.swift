@@ -35,6 +35,9 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Sound: none, ticks, tone or tone:HZ (default: the scene's).")
     var audio: String?
 
+    @Option(help: "Data changes on the timeline: a YAML or JSON list of {at: SECONDS (or frame: N), widget: ID, set: {PROPERTY: VALUE}}, each landing on its frame as PATCH /v1/widgets/ID would live.")
+    var cues: String?
+
     @Option(help: "x264 speed preset: ultrafast … placebo.")
     var preset = "veryfast"
 
@@ -68,6 +71,7 @@ struct RenderCommand: ParsableCommand {
         settings.overwrite = overwrite
         settings.preset = preset
         settings.bitrate = bitrate ?? 0
+        if let cues { do { settings.cues = try Cues.load(path: cues) } catch { throw UserError(error.description) } }
         let render: SceneRender
         do { render = try SceneRender(settings, warn: printWarning) } catch { throw UserError(error.description) }
         var shown = Date()

@@ -74,6 +74,47 @@ extension EndToEnd {
             #expect(fidelity?["corrupt"] as? Int == 0 && fidelity?["compared"] as? Int == 75, "\(out)")
         }
 
+        /// A cue lands on its frame: the text set at 1.5 s shows first in frame 45 and in every frame after it. Against
+        /// the scene before the change, exactly the 45 frames from 45 on differ (probe --reference); against the scene
+        /// after it, exactly the 45 before. A cue for a widget that is not there, or past the end, is refused with
+        /// where it is written.
+        @Test func aCueLandsOnItsFrame() throws {
+            let dir = try TempDir()
+            func scene(_ name: String, _ text: String) throws -> String {
+                try dir.write(name, """
+                size: 320x180
+                fps: 30
+                widgets:
+                  - {id: strip, type: timecode, place: {edge: top, size: 0.1}}
+                  - {id: lower, type: text, text: "\(text)", place: fill}
+                """)
+            }
+            let before = try scene("before.yaml", "Before"), after = try scene("after.yaml", "After the cue")
+            let cues = try dir.write("cues.yaml", "- {at: 1.5, widget: lower, set: {text: After the cue}}\n")
+            let out = dir.file("cued.mkv")
+            let r = try tool([binary, "render", before, "--duration", "3", "--cues", cues, "-o", out])
+            #expect(r.status == 0, "\(r.out)\(r.err)")
+            for (reference, corrupt) in [(before, 45), (after, 45)] {
+                let probe = try tool([binary, "probe", "--json", "--quiet", out, "--reference", reference])
+                let report = (try? JSONSerialization.jsonObject(with: Data(probe.out.utf8))) as? [String: Any]
+                let fidelity = (report?["fidelity"] as? [String: Any])?["total"] as? [String: Any]
+                #expect(fidelity?["compared"] as? Int == 90 && fidelity?["corrupt"] as? Int == corrupt,
+                        "\(reference): \(fidelity ?? [:])")
+                // Which second the damaged frames are in (a file's frame counts in the second where its display
+                // ends: second 0 holds frames 0…28, second 1 29…58, second 2 59…88): 45…89 and 0…44 exactly.
+                let seconds = (report?["fidelity"] as? [String: Any])?["seconds"] as? [[String: Any]] ?? []
+                let bySecond = seconds.map { $0["corrupt"] as? Int ?? -1 }
+                #expect(bySecond == (reference == before ? [0, 14, 30, 1] : [29, 16, 0, 0]), "\(reference): \(bySecond)")
+            }
+            let wrong = try dir.write("wrong.yaml", "- {at: 1, widget: lower, set: {text: ok}}\n- {at: 2, widget: nobody, set: {text: x}}\n")
+            let late = try dir.write("late.yaml", "- {at: 9, widget: lower, set: {text: x}}\n")
+            for (file, message) in [(wrong, "wrong.yaml:2:3: no widget 'nobody'"), (late, "late.yaml:1:3: frame 270 is past the render's end")] {
+                let refused = try tool([binary, "render", before, "--duration", "3", "--cues", file, "-o", dir.file("no.mkv")])
+                #expect(refused.status != 0 && refused.err.contains(message), "\(refused.err)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: dir.file("no.mkv")))
+        }
+
         /// Refused before a frame is drawn, each with what to do, and nothing written over: a file that exists
         /// (unless --overwrite), an unknown extension, a file named twice, a folder that is not there, no file, a
         /// zero duration, music, and a scene with a web page.

@@ -29,7 +29,9 @@ final class CountingSession: ControlledSession, @unchecked Sendable {
     func play() { called("play") }
     func skip(by seconds: Double) throws(ControlError) -> SkipOutcome { called("skip"); return SkipOutcome() }
     func skipTrack(forward: Bool) throws(ControlError) -> SkipOutcome { called("skipTrack"); return SkipOutcome() }
-    func updateWidget(id: String, properties: [String: JSONValue]) throws(ControlError) { called("updateWidget") }
+    func updateWidget(id: String, properties: [String: JSONValue], at moment: ChangeMoment?) throws(ControlError) {
+        called("updateWidget")
+    }
     func startOutput(_ spec: OutputSpec, rendition: PixelSize?) throws(ControlError) -> String { called("startOutput"); return "x" }
     func stopOutput(id: String) throws(ControlError) { called("stopOutput") }
     func framePNG(size: PixelSize?) async throws -> Data { called("framePNG"); return Data() }

@@ -15,7 +15,9 @@ public protocol ControlledSession: AnyObject, Sendable {
     func play()
     func skip(by seconds: Double) throws(ControlError) -> SkipOutcome
     func skipTrack(forward: Bool) throws(ControlError) -> SkipOutcome
-    func updateWidget(id: String, properties: [String: JSONValue]) throws(ControlError)
+    /// Changes widget properties before the next frame, or before the first frame at `moment` (every output,
+    /// rendition and recording alike).
+    func updateWidget(id: String, properties: [String: JSONValue], at moment: ChangeMoment?) throws(ControlError)
     /// Starts a recording or push of the main picture, or of `rendition` (one of the run's `--rendition`s).
     func startOutput(_ spec: OutputSpec, rendition: PixelSize?) throws(ControlError) -> String
     func stopOutput(id: String) throws(ControlError)
@@ -37,6 +39,13 @@ public protocol ControlledSession: AnyObject, Sendable {
     var rtspViewersByLink: [String: Int] { get }
     /// A call into web widget `id`'s page (`update`, `play`, `next`, `stop`, `remove`, `reload`, `invoke`).
     func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String
+}
+
+extension ControlledSession {
+    /// Changes widget properties before the next frame.
+    func updateWidget(id: String, properties: [String: JSONValue]) throws(ControlError) {
+        try updateWidget(id: id, properties: properties, at: nil)
+    }
 }
 
 /// Browsers' WebRTC sessions: an SDP offer answered, a session ended (`WebRTCOutput`).

@@ -34,8 +34,13 @@ public final class FrameLoop: @unchecked Sendable {
     static let encoderWaitLimit: TimeInterval = 1
     /// Scene time under play/pause/skip.
     public let playback: Playback
-    /// Work for the loop thread, run before the next frame: widget updates must not race with drawing.
+    /// Work for the loop thread, run before the next frame: widget updates must not race with drawing. Changes for a
+    /// stated moment stay here until it comes.
     private var commands: [SceneChange] = []
+    /// The frame whose commands the loop took last, and its scene time: a change for a stated moment must come after.
+    private var taken: (frame: Int64, media: Double) = (-1, -1)
+    /// Changes waiting for their moment, at most.
+    public static let scheduledLimit = 1024
     /// The changes made to widgets so far, the newest for each widget and set of properties, in order: a rendition
     /// made later replays them and shows what the others show. Only touched on the loop thread.
     private var changeLog = SceneChangeLog()
@@ -111,6 +116,34 @@ public final class FrameLoop: @unchecked Sendable {
     /// every rendition alike, and keeps the change for renditions made later.
     public func change(widget: String, properties: Set<String>, _ apply: @escaping (Renderer, Double) -> Void) {
         lock.withLock { commands.append(SceneChange(widget: widget, properties: properties, apply: apply)) }
+    }
+
+    /// A change refused: its moment is too near to be met (`earliest` can be), or too many wait.
+    public enum ScheduleRefusal: Error, Sendable {
+        case tooNear(earliest: ChangeMoment)
+        case full(limit: Int)
+    }
+
+    /// `change` held until `moment`: applied before the first frame at or past it, in the main picture and every
+    /// rendition alike, so every output, rendition and recording shows it first in the same frame; `landed` is told
+    /// which (on the loop thread). Refused when the loop has taken the changes of that frame already.
+    public func change(widget: String, properties: Set<String>, at moment: ChangeMoment,
+                       landed: @escaping (Int64) -> Void, _ apply: @escaping (Renderer, Double) -> Void)
+        throws(ScheduleRefusal) {
+        let refusal = lock.withLock { () -> ScheduleRefusal? in
+            switch moment {
+            case .frame(let f) where f <= taken.frame: return .tooNear(earliest: .frame(taken.frame + 1))
+            case .sceneTime(let t) where t <= taken.media: return .tooNear(earliest: .frame(taken.frame + 1))
+            default: break
+            }
+            guard commands.filter({ $0.moment != nil }).count < Self.scheduledLimit else {
+                return .full(limit: Self.scheduledLimit)
+            }
+            commands.append(SceneChange(widget: widget, properties: properties, apply: apply, moment: moment,
+                                        landed: landed))
+            return nil
+        }
+        if let refusal { throw refusal }
     }
 
     /// Draws `picture` from the next frame on, after replaying every change made to the widgets so far into it.
@@ -235,8 +268,11 @@ public final class FrameLoop: @unchecked Sendable {
             // drawing of the same frame differed in 76 of 120 frames.
             let media = playback.media(at: Double(n) / Double(clock.fps))
             let (pending, adopted, retired) = lock.withLock { () -> ([SceneChange], [RenditionPicture], [(size: PixelSize, done: () -> Void)]) in
-                defer { commands = []; adoptions = []; retirements = [] }
-                return (commands, adoptions, retirements)
+                defer { adoptions = []; retirements = [] }
+                let due = commands.filter { $0.isDue(frame: n, media: media) }
+                commands.removeAll { $0.isDue(frame: n, media: media) }
+                taken = (n, media)
+                return (due, adoptions, retirements)
             }
             for r in retired {
                 renditions.removeAll { $0.size == r.size }
@@ -254,6 +290,7 @@ public final class FrameLoop: @unchecked Sendable {
                 guard c.widget != nil else { continue }
                 for r in renditions { c.apply(r.renderer, media) }
                 changeLog.record(c, at: media)
+                c.landed?(n)
             }
             // Wall time to the millisecond, as the timecode strip records it: a clock showing milliseconds then
             // shows the strip's value (ICU rounds to the nearest millisecond), and a reference render from the

@@ -7,6 +7,33 @@ struct SceneChange {
     /// The properties it sets: a later change of the same widget that sets all of them makes this one moot.
     let properties: Set<String>
     let apply: (Renderer, Double) -> Void
+    /// Held until this moment (a change asked for a stated frame); nil: the next frame.
+    var moment: ChangeMoment? = nil
+    /// Told the frame it was applied before, once it was.
+    var landed: ((Int64) -> Void)? = nil
+
+    /// Whether it applies before frame `n`, at scene time `media`.
+    func isDue(frame n: Int64, media: Double) -> Bool {
+        switch moment {
+        case nil: true
+        case .frame(let f): n >= f
+        case .sceneTime(let t): media >= t - 1e-9
+        }
+    }
+}
+
+/// When a widget change lands (`PATCH /v1/widgets/ID` with `at`): before a frame number (the timecode strip's), or
+/// before the first frame whose scene time is at or past a time.
+public enum ChangeMoment: Sendable, Equatable, CustomStringConvertible {
+    case frame(Int64)
+    case sceneTime(Double)
+
+    public var description: String {
+        switch self {
+        case .frame(let f): "frame \(f)"
+        case .sceneTime(let t): "scene time \(t) s"
+        }
+    }
 }
 
 /// The changes made to widgets so far, for renditions made later: replayed in order, each at the scene time it was

@@ -4,7 +4,8 @@ import Foundation
 /// machine allows, and encoded to files (`pipelines/render-file.pipeline`, one pipeline per file). Nothing paces it
 /// but the encoders: each file's appsrc blocks while its encoder is busy, so no frame is dropped and memory holds a
 /// few frames. Clocks show scene-derived time (`wallStart` + scene time), so a scene renders to the same pictures
-/// every time; the sound (ticks, a tone) is drawn sample by sample on the same timeline.
+/// every time; the sound (ticks, a tone) is drawn sample by sample on the same timeline, and data changes (cues) land
+/// on their frames.
 ///
 /// Web pages and video layers run on the wall clock, not the scene's: a scene with them is refused, with what to do.
 public final class SceneRender {
@@ -21,6 +22,8 @@ public final class SceneRender {
         public var preset = "veryfast"
         /// kbit/s; 0: the size's default.
         public var bitrate = 0
+        /// Data changes on the timeline (`--cues FILE`).
+        public var cues: [Cue] = []
 
         public init(scene: Scene, size: PixelSize, fps: Int, duration: Double, wallStart: Date, audio: AudioChoice,
                     outputs: [String]) {
@@ -55,6 +58,8 @@ public final class SceneRender {
 
     public let settings: Settings
     private let warn: @Sendable (String) -> Void
+    /// The cues' changes by the frame before which they apply, in the file's order.
+    private var changes: [Int64: [(Renderer, Double) -> Void]] = [:]
 
     /// Checks everything that can be checked before a frame is drawn.
     public init(_ settings: Settings, warn: @escaping @Sendable (String) -> Void) throws(Refusal) {
@@ -74,6 +79,17 @@ public final class SceneRender {
         if case .music = settings.audio {
             throw Refusal(description: "render draws ticks or a tone (--audio ticks, tone, tone:HZ), not music yet; "
                           + "record music in real time with `pipcompose run --audio FILE --record FILE`")
+        }
+        for cue in settings.cues {
+            let frame = cue.frame(fps: settings.fps)
+            guard frame < settings.frames else {
+                throw Refusal(description: "\(cue.place): frame \(frame) is past the render's end (\(settings.frames) "
+                              + "frames, \(settings.duration) s)")
+            }
+            do {
+                let prepared = try WidgetUpdate.prepare(scene: settings.scene, id: cue.widget, body: cue.properties)
+                changes[frame, default: []].append(prepared.apply)
+            } catch { throw Refusal(description: "\(cue.place): \(error.message)") }
         }
         guard !settings.outputs.isEmpty else { throw Refusal(description: "name a file to write: -o clip.mp4") }
         var seen = Set<String>()
@@ -128,6 +144,7 @@ public final class SceneRender {
             // showing milliseconds then shows the strip's value, and a reference drawn from the strip is the same.
             let wall = Date(timeIntervalSince1970: Double(wallStart + n * 1000 / Int64(s.fps)) / 1000)
             let time = FrameTime(frame: n, media: media, wall: wall)
+            for apply in changes[n] ?? [] { apply(renderer, media) }
             let (buffer, _) = try producer.produce(renderer, at: time)
             let pts = clock.time(ofFrame: n)
             buffer.stamp(pts: pts, duration: clock.time(ofFrame: n + 1) - pts)

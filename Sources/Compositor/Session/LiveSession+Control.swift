@@ -53,10 +53,33 @@ extension LiveSession {
         requestResize(size)
     }
 
-    /// Changes widget properties; checked now, applied before the next frame.
-    public func updateWidget(id: String, properties: [String: JSONValue]) throws(ControlError) {
+    /// Changes widget properties; checked now, applied before the next frame, or before the first frame at `moment`
+    /// (then the event `widgetUpdated` says which frame, once it landed).
+    public func updateWidget(id: String, properties: [String: JSONValue], at moment: ChangeMoment?) throws(ControlError) {
         let prepared = try WidgetUpdate.prepare(scene: options.scene, id: id, body: properties)
         guard let loop else { throw .conflict("not running") }
+        if let moment {
+            if let spec = options.scene.widgets.first(where: { $0.id == id }),
+               spec.config is VideoConfig || spec.config is WebConfig {
+                throw .bad("widget '\(id)' (\(spec.type)) shows what its source or page draws, when it draws it: 'at' "
+                           + "is for the widgets pipcompose draws itself")
+            }
+            let keys = properties.keys.sorted()
+            do {
+                try loop.change(widget: id, properties: Set(properties.keys), at: moment, landed: { [weak self] frame in
+                    self?.events.publish(.widgetUpdated(id: id, properties: keys, frame: frame))
+                }, prepared.apply)
+            } catch {
+                switch error {
+                case .tooNear(let earliest):
+                    throw .conflict("\(moment) is too near to be met: the earliest that can be is \(earliest); ask "
+                                    + "for that or later (a change needs a frame's notice)")
+                case .full(let limit):
+                    throw .conflict("\(limit) changes wait for their moment already; ask again once some landed")
+                }
+            }
+            return
+        }
         loop.change(widget: id, properties: Set(properties.keys), prepared.apply)
         // An input that feeds the widget follows the change (a video layer's new source starts over).
         inputs.widgetChanged(id: id, prepared.change)

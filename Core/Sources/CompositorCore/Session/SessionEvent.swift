@@ -28,7 +28,8 @@ public enum SessionEvent: Sendable, Equatable {
     case skipped(by: Double, media: Double?, track: Int?)
     /// The music went to the next or previous file, `track`.
     case skippedTrack(track: Int, forward: Bool)
-    case widgetUpdated(id: String, properties: [String], source: String? = nil)
+    /// `frame`: the frame a change asked for a stated moment landed on (`PATCH /v1/widgets/ID` with `at`).
+    case widgetUpdated(id: String, properties: [String], source: String? = nil, frame: Int64? = nil)
     // Viewers.
     /// An RTSP viewer started playing (`viewers` in all) or a browser joined over WebRTC.
     case viewerJoined(Viewer)
@@ -147,9 +148,10 @@ public enum SessionEvent: Sendable, Equatable {
         case .skipped(let by, let media, let track):
             return ["by": f(by), "media": media.map(f) ?? "", "track": track.map(String.init) ?? ""]
         case .skippedTrack(let track, let forward): return ["track": String(track), "direction": forward ? "next" : "previous"]
-        case .widgetUpdated(let id, let properties, let source):
+        case .widgetUpdated(let id, let properties, let source, let frame):
             var d = ["id": id, "properties": properties.joined(separator: ",")]
             if let source { d["source"] = source }
+            if let frame { d["frame"] = String(frame) }
             return d
         case .viewerJoined(let v), .viewerLeft(let v):
             switch v {

@@ -8,16 +8,38 @@ struct WidgetRoutes {
     var routes: RouteCollection<ControlContext> {
         let routes = RouteCollection(context: ControlContext.self)
         // The properties are the widget's own (its schema checks them), so the body stays a JSON object.
+        // `"at": {"frame": N}` or `{"time": SECONDS}` holds the change until that frame (the timecode strip's number)
+        // or scene time: it lands in the same frame in every output, rendition and recording.
         routes.patch("/v1/widgets/:id") { request, context in
             let id = context.parameters.get("id") ?? ""
-            let properties = try await request.jsonBody(as: [String: JSONValue].self)
-            do { try session.updateWidget(id: id, properties: properties) } catch { throw HTTPError.answering(error) }
-            return try Response.json(["updated": id])
+            var properties = try await request.jsonBody(as: [String: JSONValue].self)
+            let moment = try properties.removeValue(forKey: "at").map(Self.moment)
+            do { try session.updateWidget(id: id, properties: properties, at: moment) } catch {
+                throw HTTPError.answering(error)
+            }
+            var answer: [String: JSONValue] = ["updated": .string(id)]
+            switch moment {
+            case .frame(let f)?: answer["frame"] = .number(Double(f))
+            case .sceneTime(let t)?: answer["time"] = .number(t)
+            case nil: break
+            }
+            return try Response.json(answer)
         }
         routes.post("/v1/web/:id") { request, context in
             try await webCall(request, id: context.parameters.get("id") ?? "")
         }
         return routes
+    }
+
+    /// `{"frame": N}` (a whole number, 0 or more) or `{"time": SECONDS}` (scene time).
+    static func moment(_ value: JSONValue) throws -> ChangeMoment {
+        let expected = "'at' must be {\"frame\": N} (the timecode strip's frame number) or {\"time\": SECONDS} (scene time)"
+        guard case .object(let o) = value, o.count == 1 else { throw HTTPError(.badRequest, message: expected) }
+        switch (o["frame"], o["time"]) {
+        case (.number(let f)?, nil) where f >= 0 && f == f.rounded() && f < 1e15: return .frame(Int64(f))
+        case (nil, .number(let t)?) where t.isFinite && t >= 0: return .sceneTime(t)
+        default: throw HTTPError(.badRequest, message: expected)
+        }
     }
 
     /// A call into web widget `id`'s page, answered with what the page returned.
