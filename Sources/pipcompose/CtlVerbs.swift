@@ -119,17 +119,30 @@ struct CtlWeb: CtlVerb {
         pipcompose ctl web lower update '{"f0":"Jane Doe","f1":"Reporter"}'
         pipcompose ctl web lower play | next | stop | remove | reload
         pipcompose ctl web board invoke setScore '{"home":2,"away":1}'
+        pipcompose ctl web lower snapshot '{"f0":"Jane Doe"}' -o preview.png   # the live page untouched
         Says what the page answered: done, or the page's error (exit 1).
         """)
     @ParentCommand var ctl: CtlCommand
     @OptionGroup var own: ControlOptions
     @Argument(help: "The web widget's id.") var id: String
-    @Argument(help: "update, play, next, stop, remove, reload or invoke.") var call: String
-    @Argument(help: "update: the data (JSON or <templateData> XML); invoke: the function's name, then its argument.")
+    @Argument(help: "update, play, next, stop, remove, reload, invoke, or snapshot (a preview with data, -o FILE).")
+    var call: String
+    @Argument(help: "update, snapshot: the data (JSON; update also <templateData> XML); invoke: the function's name, then its argument.")
     var rest: [String] = []
+    @Option(name: .shortAndLong, help: "snapshot: the PNG file to write.") var output: String?
+    @Option(help: "snapshot: draw at this size (default: the picture's).") var size: String?
+    @Flag(help: "snapshot: replace the file if it exists.") var overwrite = false
 
     func validate() throws {
-        let calls = ["update", "play", "next", "stop", "remove", "reload", "invoke"]
+        if call == "snapshot" {
+            guard rest.count == 1 else { throw ValidationError("snapshot takes the data, e.g. '{\"f0\":\"Jane\"}', and -o FILE") }
+            guard let output else { throw ValidationError("snapshot needs -o FILE.png") }
+            if FileManager.default.fileExists(atPath: output) && !overwrite {
+                throw ValidationError("'\(output)' exists; pass --overwrite to replace it")
+            }
+            return
+        }
+        let calls = ["update", "play", "next", "stop", "remove", "reload", "invoke", "snapshot"]
         guard calls.contains(call) else { throw ValidationError("'\(call)' is not a call; use \(calls.joined(separator: ", "))") }
         if call == "update" && rest.count != 1 { throw ValidationError("update takes one argument: the data, e.g. '{\"f0\":\"Jane\"}'") }
         if call == "invoke" && !(1...2).contains(rest.count) { throw ValidationError("invoke takes a function's name and an optional argument") }
@@ -137,6 +150,14 @@ struct CtlWeb: CtlVerb {
     }
 
     func run() throws {
+        if call == "snapshot", let output {
+            var body: [String: JSONValue] = ["data": .string(rest[0])]
+            if let size { body["size"] = .string(size) }
+            let png = try failing { try connection.client().send("POST", "/v1/web/\(id)/snapshot", json: body) }
+            try png.write(to: URL(fileURLWithPath: output))
+            say("wrote \(output)")
+            return
+        }
         var body: [String: JSONValue] = ["call": .string(call)]
         if call == "update" { body["data"] = .string(rest[0]) }
         if call == "invoke" {

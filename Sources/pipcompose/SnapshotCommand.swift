@@ -22,6 +22,9 @@ struct SnapshotCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output PNG path.")
     var output: String
 
+    @Option(help: ArgumentHelp("A web widget's data instead of the scene's: ID=JSON, e.g. lower='{\"f0\":\"Jane Doe\"}' (a preview of the template with that data). Repeatable.", valueName: "id=json"))
+    var data: [String] = []
+
     func validate() throws {
         guard at.isFinite, at >= 0 else { throw ValidationError("--at must be 0 or more seconds, got \(at)") }
         guard output.lowercased().hasSuffix(".png") else {
@@ -32,6 +35,7 @@ struct SnapshotCommand: ParsableCommand {
             throw ValidationError("cannot write '\(output)': directory '\(dir)' does not exist or is not writable")
         }
         if let wall { _ = try parseWall(wall) }
+        for d in data where !d.contains("=") { throw ValidationError("--data takes ID=JSON, got '\(d)'") }
     }
 
     func parseWall(_ text: String) throws -> Date {
@@ -43,8 +47,14 @@ struct SnapshotCommand: ParsableCommand {
 
     func run() throws {
         let scene = try loadScene(self.scene)
-        let snapshot = Snapshot(scene: scene, size: try size.value(), at: at,
+        var snapshot = Snapshot(scene: scene, size: try size.value(), at: at,
                                 wall: try wall.map(parseWall) ?? Date())
+        for d in data {
+            let eq = d.firstIndex(of: "=")!
+            do { try snapshot.give(data: String(d[d.index(after: eq)...]), toWebWidget: String(d[..<eq])) } catch {
+                throw UserError("--data: \(error)")
+            }
+        }
         do { try snapshot.write(to: output, warn: printWarning) } catch { throw UserError("\(error)") }
         print("wrote \(output) (\(snapshot.size), t=\(at)s)")
     }

@@ -49,6 +49,10 @@ final class CountingSession: ControlledSession, @unchecked Sendable {
         called("follow")
         return FollowOutcome(session: viewer, picture: "main", width: 0, height: 0, made: false, exact: true)
     }
+    func webSnapshot(id: String, data: String, size: PixelSize?) async throws(ControlError) -> Data {
+        called("webSnapshot")
+        return Data()
+    }
     func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String {
         called("webCall")
         return "done"

@@ -37,6 +37,9 @@ public protocol ControlledSession: AnyObject, Sendable {
     func browserIceServers(label: String) -> [IceSettings.BrowserServer]
     /// RTSP viewers playing through each watch link now (`--rtsp-user`).
     var rtspViewersByLink: [String: Int] { get }
+    /// The scene's picture now with web widget `id`'s template given `data` in a page of its own (the live page is
+    /// not touched), as PNG.
+    func webSnapshot(id: String, data: String, size: PixelSize?) async throws(ControlError) -> Data
     /// A call into web widget `id`'s page (`update`, `play`, `next`, `stop`, `remove`, `reload`, `invoke`).
     func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String
 }

@@ -18,6 +18,31 @@ public struct Snapshot {
         self.wall = wall
     }
 
+    /// Data for a web widget's template that its page is given instead of the scene's `data:` (a preview with data:
+    /// `snapshot --data ID=JSON`, `POST /v1/web/ID/snapshot`), checked: a web widget of the scene, JSON data.
+    public struct DataRefusal: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public mutating func give(data: String, toWebWidget id: String) throws(DataRefusal) {
+        guard let i = scene.widgets.firstIndex(where: { $0.id == id }) else {
+            let web = scene.widgets.filter { $0.config is WebConfig }.map(\.id)
+            throw DataRefusal(description: "no widget '\(id)' in the scene; its web widgets: "
+                              + (web.isEmpty ? "none" : web.joined(separator: ", ")))
+        }
+        guard var web = scene.widgets[i].config as? WebConfig else {
+            throw DataRefusal(description: "widget '\(id)' is a \(scene.widgets[i].type) widget: data is for web widgets")
+        }
+        let text = data.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (text.hasPrefix("{") || text.hasPrefix("[")),
+              (try? JSONSerialization.jsonObject(with: Data(text.utf8))) != nil else {
+            throw DataRefusal(description: "the data for '\(id)' must be a JSON object or list, e.g. {\"f0\": \"Jane Doe\"}; "
+                              + "got '\(text.prefix(60))'")
+        }
+        web.data = text
+        scene.widgets[i].config = web
+    }
+
     /// Renders and writes `path`; warnings (missing images, fonts) go to `warn`.
     public func write(to path: String, warn: @escaping @Sendable (String) -> Void) throws {
         let renderer = Renderer(scene: scene, size: size, warn: warn)

@@ -32,6 +32,34 @@ extension LiveSession {
         for page in pages { page.tell(pageState(page.frames.pageSize)) }
     }
 
+    /// A preview with data: the scene as it stands now (its size, scene time and clock) drawn with web widget `id`'s
+    /// template given `data`, in pages of its own (loaded fresh, as `snapshot` loads them); the live page never sees
+    /// it. As PNG.
+    public func webSnapshot(id: String, data: String, size: PixelSize?) async throws(ControlError) -> Data {
+        var snapshot = Snapshot(scene: options.scene, size: size ?? (loop?.stats ?? FrameLoop.Stats()).size,
+                                at: loop.map { playback.media(at: $0.runningSeconds) } ?? 0, wall: Date())
+        snapshot.web = options.web
+        do { try snapshot.give(data: data, toWebWidget: id) } catch {
+            throw error.description.hasPrefix("no widget") ? .notFound(error.description) : .bad(error.description)
+        }
+        let log = self.log, job = Handover(snapshot)
+        let result: Result<Data, Error> = await withCheckedContinuation { done in
+            DispatchQueue.global().async {
+                let snapshot = job.value
+                let path = NSTemporaryDirectory() + "pipcompose-preview-\(UUID().uuidString).png"
+                defer { try? FileManager.default.removeItem(atPath: path) }
+                done.resume(returning: Result {
+                    try snapshot.write(to: path, warn: { log("web preview: \($0)") })
+                    return try Data(contentsOf: URL(fileURLWithPath: path))
+                })
+            }
+        }
+        switch result {
+        case .success(let png): return png
+        case .failure(let e): throw .conflict("the preview could not be drawn: \(e)")
+        }
+    }
+
     /// A CasparCG call on web widget `id`: update (with data: JSON or CasparCG's `<templateData>` XML), play,
     /// next, stop, remove; reload; or invoke NAME. Answers what the page said within 3 s.
     public func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String {

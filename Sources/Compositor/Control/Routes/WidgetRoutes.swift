@@ -28,6 +28,22 @@ struct WidgetRoutes {
         routes.post("/v1/web/:id") { request, context in
             try await webCall(request, id: context.parameters.get("id") ?? "")
         }
+        // A preview with data: the template drawn with `data` in a page of its own, the live page untouched.
+        routes.post("/v1/web/:id/snapshot") { request, context in
+            let body = try await request.jsonBody(as: WebCallBody.self)
+            guard let data = try body.dataText() else {
+                throw HTTPError(.badRequest, message: "expected {\"data\": {…}} (and \"size\": \"WxH\" to draw at another size)")
+            }
+            var size: PixelSize?
+            if let text = body.size.value {
+                do { size = try RenderSize.parse(text) } catch { throw HTTPError(.badRequest, message: "\(error)") }
+            }
+            let png: Data
+            do { png = try await session.webSnapshot(id: context.parameters.get("id") ?? "", data: data, size: size) } catch {
+                throw HTTPError.answering(error)
+            }
+            return Response(status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: png)))
+        }
         return routes
     }
 
@@ -59,6 +75,8 @@ struct WebCallBody: Decodable {
     var call: Sent<String>
     var data: JSONValue?
     var name: Sent<String>
+    /// `/snapshot`: the size to draw at.
+    var size: Sent<String>
 
     func checkedCall() throws -> String {
         guard let call = call.value else {
