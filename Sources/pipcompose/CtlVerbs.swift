@@ -120,6 +120,7 @@ struct CtlWeb: CtlVerb {
         pipcompose ctl web lower play | next | stop | remove | reload
         pipcompose ctl web board invoke setScore '{"home":2,"away":1}'
         pipcompose ctl web lower snapshot '{"f0":"Jane Doe"}' -o preview.png   # the live page untouched
+        pipcompose ctl web lower play --at-frame 5400        # its picture lands on frame 5400 everywhere
         Says what the page answered: done, or the page's error (exit 1).
         """)
     @ParentCommand var ctl: CtlCommand
@@ -132,6 +133,10 @@ struct CtlWeb: CtlVerb {
     @Option(name: .shortAndLong, help: "snapshot: the PNG file to write.") var output: String?
     @Option(help: "snapshot: draw at this size (default: the picture's).") var size: String?
     @Flag(help: "snapshot: replace the file if it exists.") var overwrite = false
+    @Option(help: "Land the call's picture on this frame (the timecode strip's number), in every output at once.")
+    var atFrame: Int64?
+    @Option(help: "Land the call's picture on the first frame at or past this scene time (seconds).")
+    var atTime: Double?
 
     func validate() throws {
         if call == "snapshot" {
@@ -160,6 +165,8 @@ struct CtlWeb: CtlVerb {
         }
         var body: [String: JSONValue] = ["call": .string(call)]
         if call == "update" { body["data"] = .string(rest[0]) }
+        if let atFrame { body["at"] = .object(["frame": .number(Double(atFrame))]) }
+        if let atTime { body["at"] = .object(["time": .number(atTime)]) }
         if call == "invoke" {
             body["name"] = .string(rest[0])
             if rest.count == 2 { body["data"] = .string(rest[1]) }

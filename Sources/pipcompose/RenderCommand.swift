@@ -20,7 +20,7 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Scene seconds to render.")
     var duration: Double
 
-    @Option(name: .shortAndLong, help: "A file to write: .mp4, .mkv or .ts. Repeatable: several files of one render.")
+    @Option(name: .shortAndLong, help: "A file to write: .mp4, .mkv or .ts; FILE@WxH: the scene laid out for that size (a rendition). Repeatable: several files of one render.")
     var output: [String] = []
 
     @Flag(help: "Replace files that exist.")

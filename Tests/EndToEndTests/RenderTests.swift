@@ -65,46 +65,34 @@ extension EndToEnd {
             #expect(shifted.status == 0, "\(shifted.err)")
             let other = try frameHashes(dir.file("other.mkv"))
             #expect(other.count == 75 && other != runs[0])
-            // The clock at frame 50 shows 00:00:02.000: what `snapshot` draws for that time.
-            let probe = try tool([binary, "probe", "--json", "--quiet", dir.file("one.mkv"), "--reference", scene])
-            let report = (try? JSONSerialization.jsonObject(with: Data(probe.out.utf8))) as? [String: Any]
-            #expect((report?["total"] as? [String: Any])?["unreadable"] as? Int == 0, "\(probe.out)\(probe.err)")
-            let fidelity = (report?["fidelity"] as? [String: Any])?["total"] as? [String: Any]
-            let out = probe.out
-            #expect(fidelity?["corrupt"] as? Int == 0 && fidelity?["compared"] as? Int == 75, "\(out)")
+            // Every frame is what the scene draws for its number and time (the clock at frame 50 shows 00:00:02.000).
+            let seen = try damage(dir.file("one.mkv"), against: scene)
+            #expect(seen.first == 0 && seen.last == 74 && seen.corrupt == 0 && seen.compared == 75, "\(seen.out)")
         }
 
-        /// A cue lands on its frame: the text set at 1.5 s shows first in frame 45 and in every frame after it. Against
-        /// the scene before the change, exactly the 45 frames from 45 on differ (probe --reference); against the scene
+        /// A cue lands on its frame, in the main picture's file and in a rendition's (`FILE@WxH`, the scene laid out
+        /// for that size): the text set at 1.5 s shows first in frame 45 and in every frame after it. Against the
+        /// scene before the change, exactly the 45 frames from 45 on differ (probe --reference); against the scene
         /// after it, exactly the 45 before. A cue for a widget that is not there, or past the end, is refused with
         /// where it is written.
         @Test func aCueLandsOnItsFrame() throws {
             let dir = try TempDir()
-            func scene(_ name: String, _ text: String) throws -> String {
-                try dir.write(name, """
-                size: 320x180
-                fps: 30
-                widgets:
-                  - {id: strip, type: timecode, place: {edge: top, size: 0.1}}
-                  - {id: lower, type: text, text: "\(text)", place: fill}
-                """)
-            }
-            let before = try scene("before.yaml", "Before"), after = try scene("after.yaml", "After the cue")
+            let before = try textScene(dir, "before.yaml", "Before", size: "320x180", strip: 0.1)
+            let after = try textScene(dir, "after.yaml", "After the cue", size: "320x180", strip: 0.1)
             let cues = try dir.write("cues.yaml", "- {at: 1.5, widget: lower, set: {text: After the cue}}\n")
-            let out = dir.file("cued.mkv")
-            let r = try tool([binary, "render", before, "--duration", "3", "--cues", cues, "-o", out])
+            let out = dir.file("cued.mkv"), small = dir.file("cued-small.mkv")
+            let r = try tool([binary, "render", before, "--duration", "3", "--cues", cues, "-o", out, "-o", small + "@480x270"])
             #expect(r.status == 0, "\(r.out)\(r.err)")
-            for (reference, corrupt) in [(before, 45), (after, 45)] {
-                let probe = try tool([binary, "probe", "--json", "--quiet", out, "--reference", reference])
-                let report = (try? JSONSerialization.jsonObject(with: Data(probe.out.utf8))) as? [String: Any]
-                let fidelity = (report?["fidelity"] as? [String: Any])?["total"] as? [String: Any]
-                #expect(fidelity?["compared"] as? Int == 90 && fidelity?["corrupt"] as? Int == corrupt,
-                        "\(reference): \(fidelity ?? [:])")
-                // Which second the damaged frames are in (a file's frame counts in the second where its display
-                // ends: second 0 holds frames 0…28, second 1 29…58, second 2 59…88): 45…89 and 0…44 exactly.
-                let seconds = (report?["fidelity"] as? [String: Any])?["seconds"] as? [[String: Any]] ?? []
-                let bySecond = seconds.map { $0["corrupt"] as? Int ?? -1 }
-                #expect(bySecond == (reference == before ? [0, 14, 30, 1] : [29, 16, 0, 0]), "\(reference): \(bySecond)")
+            let sizes = try tool(["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", small])
+            #expect(sizes.out.trimmingCharacters(in: .whitespacesAndNewlines) == "480,270", "\(sizes.out)")
+            // Which second the damaged frames are in (a file's frame counts in the second where its display ends:
+            // second 0 holds frames 0…28, second 1 29…58, second 2 59…88): 45…89 and 0…44 exactly.
+            for file in [out, small] {
+                for (reference, seconds) in [(before, [0, 14, 30, 1]), (after, [29, 16, 0, 0])] {
+                    let seen = try damage(file, against: reference)
+                    #expect(seen.compared == 90 && seen.corrupt == 45 && seen.bySecond == seconds,
+                            "\(file) against \(reference): \(seen.bySecond) \(seen.out)")
+                }
             }
             let wrong = try dir.write("wrong.yaml", "- {at: 1, widget: lower, set: {text: ok}}\n- {at: 2, widget: nobody, set: {text: x}}\n")
             let late = try dir.write("late.yaml", "- {at: 9, widget: lower, set: {text: x}}\n")

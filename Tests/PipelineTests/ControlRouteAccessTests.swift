@@ -53,7 +53,8 @@ final class CountingSession: ControlledSession, @unchecked Sendable {
         called("webSnapshot")
         return Data()
     }
-    func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String {
+    func webCall(id: String, call: String, data: String?, name: String?, at moment: ChangeMoment?)
+        async throws(ControlError) -> String {
         called("webCall")
         return "done"
     }

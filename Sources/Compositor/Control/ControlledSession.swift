@@ -41,7 +41,9 @@ public protocol ControlledSession: AnyObject, Sendable {
     /// not touched), as PNG.
     func webSnapshot(id: String, data: String, size: PixelSize?) async throws(ControlError) -> Data
     /// A call into web widget `id`'s page (`update`, `play`, `next`, `stop`, `remove`, `reload`, `invoke`).
-    func webCall(id: String, call: String, data: String?, name: String?) async throws(ControlError) -> String
+    /// `at`: the call's picture lands on that frame (see `LiveSession.webCall`).
+    func webCall(id: String, call: String, data: String?, name: String?, at moment: ChangeMoment?) async throws(ControlError)
+        -> String
 }
 
 extension ControlledSession {

@@ -15,12 +15,13 @@ final class RenderFile: @unchecked Sendable {
     private var finished = false
     private var audioCaps = false
 
-    init(path: String, settings: SceneRender.Settings, audio withAudio: Bool) throws {
+    /// A file of pictures of `size`, at `bitrate` kbit/s at most (0: the size's default).
+    init(path: String, size: PixelSize, bitrate: Int, settings: SceneRender.Settings, audio withAudio: Bool) throws {
         self.path = path
         var encoder = EncoderSettings()
-        encoder.bitrate = settings.bitrate
+        encoder.bitrate = bitrate
         let launch = try PipelineTemplate.load("render-file").render([
-            "preset": settings.preset, "bitrate": String(encoder.bitrate(for: settings.size, fps: settings.fps)),
+            "preset": settings.preset, "bitrate": String(encoder.bitrate(for: size, fps: settings.fps)),
             "keyint": String(settings.fps), "threads": "0", "muxer": try SceneRender.muxer(for: path),
             "location": PipelineTemplate.quoted(path),
         ], audio: withAudio)
@@ -36,7 +37,7 @@ final class RenderFile: @unchecked Sendable {
             source.set("is-live", "false")
             source.set("block", "true")
         }
-        try frames.setCaps(FrameProducer.caps(size: settings.size, fps: settings.fps))
+        try frames.setCaps(FrameProducer.caps(size: size, fps: settings.fps))
         try pipeline.play { [weak self] event in
             if case .error(let e) = event { self?.failed(e.description) }
         }

@@ -93,7 +93,13 @@ public final class SceneRender {
         }
         guard !settings.outputs.isEmpty else { throw Refusal(description: "name a file to write: -o clip.mp4") }
         var seen = Set<String>()
-        for path in settings.outputs {
+        for output in settings.outputs {
+            let (path, size) = Rendition.splitOutput(output)
+            if let size {
+                do { _ = try RenderSize.parse("\(size)") } catch {
+                    throw Refusal(description: "'\(output)': \(error)")
+                }
+            }
             _ = try Self.muxer(for: path)
             guard seen.insert(URL(fileURLWithPath: path).standardizedFileURL.path).inserted else {
                 throw Refusal(description: "'\(path)' is named twice")
@@ -127,15 +133,35 @@ public final class SceneRender {
         }
     }
 
+    /// One picture of the render: the scene laid out for a size, and the files that take it.
+    private struct Picture {
+        let renderer: Renderer
+        let producer: FrameProducer
+        var files: [RenderFile]
+    }
+
     /// Draws and encodes every frame; `progress(frame, of)` after each one. Throws when a file cannot be written
-    /// (the other files are still finished as far as they got).
+    /// (the other files are still finished as far as they got). A file named `FILE@WxH` takes the scene laid out for
+    /// that size, drawn at the same scene times (a rendition, as `run` has them), with the cues at the same frames.
     public func run(progress: (Int64, Int64) -> Void = { _, _ in }) throws -> Summary {
         let s = settings, started = Date()
-        let files = try s.outputs.map { try RenderFile(path: $0, settings: s, audio: signal != nil) }
+        var pictures: [PixelSize: Picture] = [:], order: [PixelSize] = []
+        var files: [RenderFile] = []
         defer { files.forEach { $0.abandon() } }
+        for output in s.outputs {
+            let (path, rendition) = Rendition.splitOutput(output)
+            let size = rendition ?? s.size
+            let file = try RenderFile(path: path, size: size, bitrate: rendition == nil ? s.bitrate : 0, settings: s,
+                                      audio: signal != nil)
+            files.append(file)
+            if pictures[size] == nil {
+                pictures[size] = Picture(renderer: Renderer(scene: s.scene, size: size, warn: warn),
+                                         producer: try FrameProducer(size: size, fps: s.fps), files: [])
+                order.append(size)
+            }
+            pictures[size]!.files.append(file)
+        }
         let sound = try signal.map { signal in try RenderSound(signal: signal, warn: warn, to: files) }
-        let renderer = Renderer(scene: s.scene, size: s.size, warn: warn)
-        let producer = try FrameProducer(size: s.size, fps: s.fps)
         let clock = FrameClock(fps: s.fps)
         let wallStart = Int64((s.wallStart.timeIntervalSince1970 * 1000).rounded(.down))
         for n in 0..<s.frames {
@@ -144,13 +170,16 @@ public final class SceneRender {
             // showing milliseconds then shows the strip's value, and a reference drawn from the strip is the same.
             let wall = Date(timeIntervalSince1970: Double(wallStart + n * 1000 / Int64(s.fps)) / 1000)
             let time = FrameTime(frame: n, media: media, wall: wall)
-            for apply in changes[n] ?? [] { apply(renderer, media) }
-            let (buffer, _) = try producer.produce(renderer, at: time)
             let pts = clock.time(ofFrame: n)
-            buffer.stamp(pts: pts, duration: clock.time(ofFrame: n + 1) - pts)
             // The frame's sound first: a muxer waits for both tracks, and the picture has the encoder's delay.
             try sound?.draw(upTo: clock.time(ofFrame: n + 1))
-            for f in files { try f.push(buffer) }
+            for size in order {
+                let picture = pictures[size]!
+                for apply in changes[n] ?? [] { apply(picture.renderer, media) }
+                let (buffer, _) = try picture.producer.produce(picture.renderer, at: time)
+                buffer.stamp(pts: pts, duration: clock.time(ofFrame: n + 1) - pts)
+                for f in picture.files { try f.push(buffer) }
+            }
             progress(n + 1, s.frames)
         }
         try sound?.finish()

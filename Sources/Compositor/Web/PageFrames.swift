@@ -18,6 +18,9 @@ final class PageFrames: @unchecked Sendable {
     /// Bumped by every frame made ready; the widget's appearance.
     private(set) var sequence: UInt64 = 0
     private var taken: UInt64 = 0
+    /// Holds asked for (a call that lands on a stated frame): while any is on, `take()` gives the picture it gave
+    /// before and the newer ones wait.
+    private var holds = 0
     /// The size the widget lays its page out at now; the size the page was told last (ahead of the widget's during a
     /// resize: the page is told at the request, the widget re-lays at the next frame); who tells the page.
     private var wanted: PixelSize?
@@ -72,7 +75,7 @@ final class PageFrames: @unchecked Sendable {
     /// no transparent pixel.
     func take() -> (surface: ImageSurface, opaque: Bool)? {
         lock.withLock {
-            if let r = ready, sequence != taken, fits(r) {
+            if holds == 0, let r = ready, sequence != taken, fits(r) {
                 if let d = drawn, spare == nil { spare = d }
                 drawn = r
                 drawnOpaque = readyOpaque
@@ -84,12 +87,18 @@ final class PageFrames: @unchecked Sendable {
     }
 
     /// The newest frame `take()` would give (one of the coming size waits for the widget's new layout).
-    var newest: UInt64 { lock.withLock { ready.map(fits) == true ? sequence : taken } }
+    var newest: UInt64 { lock.withLock { holds == 0 && ready.map(fits) == true ? sequence : taken } }
 
     /// Whether the frame `take()` will give next has no transparent pixel (without taking it).
     var nextIsOpaque: Bool {
-        lock.withLock { ready.map(fits) == true ? readyOpaque : (drawn != nil && drawnOpaque) }
+        lock.withLock { holds == 0 && ready.map(fits) == true ? readyOpaque : (drawn != nil && drawnOpaque) }
     }
+
+    /// Keeps showing the picture shown now until `release()`: what the page draws meanwhile waits.
+    func hold() { lock.withLock { holds += 1 } }
+    func release() { lock.withLock { holds = max(0, holds - 1) } }
+    /// Pictures the page made so far (the newest one's number).
+    var made: UInt64 { lock.withLock { sequence } }
 
     /// Under `lock`: whether a frame suits the widget's layout now.
     private func fits(_ s: ImageSurface) -> Bool { wanted.map { $0.width == s.width && $0.height == s.height } ?? true }

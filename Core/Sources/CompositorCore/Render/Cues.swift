@@ -54,7 +54,7 @@ public enum Cues {
             }
             guard let widget = m["widget"] else { throw item.error("a cue needs 'widget': the id of the widget it changes") }
             guard let set = m["set"] else { throw item.error("a cue needs 'set': the properties it changes, {text: …}") }
-            guard case .object(let properties) = try set.typedJSON(), !properties.isEmpty else {
+            guard case .object(let properties) = try set.json(typed: true), !properties.isEmpty else {
                 throw set.error("'set' must be a mapping of properties to their new values, e.g. {text: Hello}")
             }
             cues.append(Cue(when: when, widget: try widget.string(), properties: properties,
@@ -68,31 +68,5 @@ public enum Cues {
             throw SceneError(file: path, line: 1, column: 1, path: "", message: "cannot read the cues file")
         }
         return try parse(String(decoding: data, as: UTF8.self), file: path)
-    }
-}
-
-extension NodeReader {
-    /// The node as JSON with YAML's types: an unquoted true/false is a bool, an unquoted number a number, any other
-    /// scalar text (what the control API's JSON bodies carry).
-    func typedJSON() throws(SceneError) -> JSONValue {
-        switch node {
-        case .scalar(let s):
-            guard s.style == .plain else { return .string(s.string) }
-            if let b = node.bool { return .bool(b) }
-            if let d = node.float, d.isFinite { return .number(d) }
-            return .string(s.string)
-        case .sequence:
-            var out: [JSONValue] = []
-            for item in try list() { out.append(try item.typedJSON()) }
-            return .array(out)
-        case .mapping(let m):
-            var out: [String: JSONValue] = [:]
-            for (k, v) in m {
-                guard let key = k.string else { throw error("keys must be plain names") }
-                out[key] = try child(key, v).typedJSON()
-            }
-            return .object(out)
-        case .alias: throw error("aliases are not read here; write the value out")
-        }
     }
 }

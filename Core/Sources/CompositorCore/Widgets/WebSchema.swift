@@ -116,19 +116,24 @@ public struct WebConfig: WidgetConfig, Equatable {
 }
 
 extension NodeReader {
-    /// The node as a JSON value: mappings and lists as such, scalars as text (what templates read).
-    func json() throws(SceneError) -> JSONValue {
+    /// The node as a JSON value: mappings and lists as such, scalars as text (what templates read); `typed`, with
+    /// YAML's types: an unquoted true/false a bool, an unquoted number a number (what the control API's bodies carry).
+    func json(typed: Bool = false) throws(SceneError) -> JSONValue {
         switch node {
-        case .scalar(let s): return .string(s.string)
+        case .scalar(let s):
+            guard typed, s.style == .plain else { return .string(s.string) }
+            if let b = node.bool { return .bool(b) }
+            if let d = node.float, d.isFinite { return .number(d) }
+            return .string(s.string)
         case .sequence:
             var out: [JSONValue] = []
-            for item in try list() { out.append(try item.json()) }
+            for item in try list() { out.append(try item.json(typed: typed)) }
             return .array(out)
         case .mapping(let m):
             var out: [String: JSONValue] = [:]
             for (k, v) in m {
                 guard let key = k.string else { throw error("keys must be plain names") }
-                out[key] = try child(key, v).json()
+                out[key] = try child(key, v).json(typed: typed)
             }
             return .object(out)
         case .alias: throw error("aliases are not read here; write the value out")

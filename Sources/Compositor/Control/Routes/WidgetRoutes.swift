@@ -63,7 +63,8 @@ struct WidgetRoutes {
         let body = try await request.jsonBody(as: WebCallBody.self)
         let call = try body.checkedCall(), data = try body.dataText()
         do {
-            let result = try await session.webCall(id: id, call: call, data: data, name: body.name.value)
+            let moment = try body.at.map(Self.moment)
+            let result = try await session.webCall(id: id, call: call, data: data, name: body.name.value, at: moment)
             return try .json(["result": result])
         } catch { throw HTTPError.answering(error) }
     }
@@ -77,6 +78,8 @@ struct WebCallBody: Decodable {
     var name: Sent<String>
     /// `/snapshot`: the size to draw at.
     var size: Sent<String>
+    /// The frame the call's picture lands on: `{"frame": N}` or `{"time": SECONDS}`.
+    var at: JSONValue?
 
     func checkedCall() throws -> String {
         guard let call = call.value else {
