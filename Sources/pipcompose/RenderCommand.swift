@@ -9,8 +9,10 @@ struct RenderCommand: ParsableCommand {
         discussion: """
         Frame n is drawn at scene time n ÷ fps and nothing is dropped: the encoder, not a clock, sets the pace. Clocks \
         show scene-derived time (--wall, plus the scene time), so two renders of a scene give the same pictures. \
-        Sound (--audio ticks, tone, tone:HZ) is drawn sample by sample on the same timeline. Scenes with web pages or \
-        video layers run on the wall clock: record those with `run --record`.
+        Sound (--audio ticks, tone, tone:HZ) is drawn sample by sample on the same timeline. Web pages run on the \
+        scene's clock: their Date, timers, animation frames and CSS animations move one frame a frame, and each \
+        frame is taken once every page has drawn it. Video layers run on the wall clock: record those with \
+        `run --record`.
         """
     )
 
@@ -35,8 +37,11 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Sound: none, ticks, tone or tone:HZ (default: the scene's).")
     var audio: String?
 
-    @Option(help: "Data changes on the timeline: a YAML or JSON list of {at: SECONDS (or frame: N), widget: ID, set: {PROPERTY: VALUE}}, each landing on its frame as PATCH /v1/widgets/ID would live.")
+    @Option(help: "Data changes on the timeline: a YAML or JSON list of {at: SECONDS (or frame: N), widget: ID, set: {PROPERTY: VALUE}} (as PATCH /v1/widgets/ID) or {at: …, widget: ID, call: NAME, data: VALUE} (a web page's function, as POST /v1/web/ID), each landing on its frame.")
     var cues: String?
+
+    @Option(help: "Seconds a web page may take to load before the render gives up.")
+    var webLoadTimeout: Double = 30
 
     @Option(help: "x264 speed preset: ultrafast … placebo.")
     var preset = "veryfast"
@@ -52,6 +57,9 @@ struct RenderCommand: ParsableCommand {
             throw ValidationError("--bitrate must be 50...200000 kbit/s, got \(bitrate)")
         }
         if let wall { _ = try wallStart(wall) }
+        guard (1...600).contains(webLoadTimeout) else {
+            throw ValidationError("--web-load-timeout must be 1...600 seconds, got \(webLoadTimeout)")
+        }
         if let audio { do { _ = try AudioChoice.parse(audio) } catch { throw ValidationError("\(error)") } }
     }
 
@@ -71,6 +79,7 @@ struct RenderCommand: ParsableCommand {
         settings.overwrite = overwrite
         settings.preset = preset
         settings.bitrate = bitrate ?? 0
+        settings.web.loadTimeout = webLoadTimeout
         if let cues { do { settings.cues = try Cues.load(path: cues) } catch { throw UserError(error.description) } }
         let render: SceneRender
         do { render = try SceneRender(settings, warn: printWarning) } catch { throw UserError(error.description) }

@@ -13,6 +13,7 @@ struct WebPageCommand: ParsableCommand {
     @Option(help: "The viewport WebKit renders, WxH (fixed).") var viewport: String
     @Option(help: "The page's size in pixels within it, WxH (the widget's box).") var size: String
     @Option(help: "Frames a second.") var fps: Int = 30
+    @Flag(help: "On the scene's clock: hand over a picture only when asked for one.") var stepped = false
 
     func run() throws {
         func pixels(_ text: String, _ name: String) throws -> PixelSize {
@@ -23,7 +24,7 @@ struct WebPageCommand: ParsableCommand {
             return PixelSize(width: wh[0], height: wh[1])
         }
         let renderer = PageRenderer(location: location, viewport: try pixels(viewport, "viewport"),
-                                    size: try pixels(size, "size"), fps: max(1, min(fps, 120)))
+                                    size: try pixels(size, "size"), fps: max(1, min(fps, 120)), stepped: stepped)
         throw ExitCode(renderer.run())
     }
 }

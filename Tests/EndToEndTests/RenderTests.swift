@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The MD5 of every decoded video frame of a file, in order (ffmpeg's framemd5): what a viewer's decoder shows.
-private func frameHashes(_ path: String) throws -> [String] {
+func frameHashes(_ path: String) throws -> [String] {
     let r = try tool(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"])
     #expect(r.status == 0, "\(r.err)")
     return r.out.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map {
@@ -105,15 +105,17 @@ extension EndToEnd {
 
         /// Refused before a frame is drawn, each with what to do, and nothing written over: a file that exists
         /// (unless --overwrite), an unknown extension, a file named twice, a folder that is not there, no file, a
-        /// zero duration, music, and a scene with a web page.
+        /// zero duration, music, and a scene with a video layer.
         @Test func badRendersAreRefusedAndOverwriteNothing() throws {
             let dir = try TempDir()
             let scene = try timecodeScene(dir)
             let kept = try dir.write("kept.mp4", "not a video, and it stays")
-            let web = try dir.write("web.yaml", """
+            _ = try tool(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x36:rate=10", "-t", "0.5",
+                          dir.file("clip.mkv")])
+            let video = try dir.write("video.yaml", """
             size: 320x180
             widgets:
-              - {id: page, type: web, html: "<p>hello</p>", place: fill}
+              - {id: layer, type: video, source: clip.mkv, place: fill}
             """)
             let cases: [([String], String)] = [
                 ([scene, "--duration", "1", "-o", kept], "exists; pass --overwrite"),
@@ -123,7 +125,7 @@ extension EndToEnd {
                 ([scene, "--duration", "1"], "name a file to write"),
                 ([scene, "--duration", "0", "-o", dir.file("z.mp4")], "more than 0 seconds"),
                 ([scene, "--duration", "1", "--audio", dir.file("song.mp3"), "-o", dir.file("m.mp4")], "not music"),
-                ([web, "--duration", "1", "-o", dir.file("w.mp4")], "widget 'page' (web) runs on the wall clock"),
+                ([video, "--duration", "1", "-o", dir.file("w.mp4")], "widget 'layer' (video) runs on the wall clock"),
             ]
             for (args, message) in cases {
                 let r = try tool([binary, "render"] + args)

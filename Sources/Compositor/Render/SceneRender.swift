@@ -7,7 +7,9 @@ import Foundation
 /// every time; the sound (ticks, a tone) is drawn sample by sample on the same timeline, and data changes (cues) land
 /// on their frames.
 ///
-/// Web pages and video layers run on the wall clock, not the scene's: a scene with them is refused, with what to do.
+/// Web pages run on the scene's clock too (`RenderPages`): each frame is taken once every page has drawn its moment,
+/// and cues may call a page's functions. Video layers run on the wall clock: a scene with one is refused, with what
+/// to do; so is a page whose scripts cannot be put on the scene's clock (one from elsewhere).
 public final class SceneRender {
     public struct Settings {
         public var scene: Scene
@@ -24,6 +26,8 @@ public final class SceneRender {
         public var bitrate = 0
         /// Data changes on the timeline (`--cues FILE`).
         public var cues: [Cue] = []
+        /// How web pages are run (their executable, load timeout, memory limit).
+        public var web = WebSettings()
 
         public init(scene: Scene, size: PixelSize, fps: Int, duration: Double, wallStart: Date, audio: AudioChoice,
                     outputs: [String]) {
@@ -60,6 +64,8 @@ public final class SceneRender {
     private let warn: @Sendable (String) -> Void
     /// The cues' changes by the frame before which they apply, in the file's order.
     private var changes: [Int64: [(Renderer, Double) -> Void]] = [:]
+    /// The cues' calls of web pages by the frame they show in, in the file's order.
+    private var calls: [Int64: [Cue]] = [:]
 
     /// Checks everything that can be checked before a frame is drawn.
     public init(_ settings: Settings, warn: @escaping @Sendable (String) -> Void) throws(Refusal) {
@@ -71,9 +77,13 @@ public final class SceneRender {
         guard settings.duration <= 86_400 else {
             throw Refusal(description: "--duration is at most 86400 seconds (a day), got \(settings.duration)")
         }
-        for w in settings.scene.widgets where w.config is WebConfig || w.config is VideoConfig {
+        for w in settings.scene.widgets where w.config is VideoConfig {
             throw Refusal(description: "widget '\(w.id)' (\(w.type)) runs on the wall clock, not the scene's: render "
-                          + "draws scenes without web pages and video layers; record this one in real time with "
+                          + "draws scenes without video layers; record this one in real time with "
+                          + "`pipcompose run SCENE --record FILE --duration \(settings.duration)`")
+        }
+        if let (id, why) = RenderPages.refusals(in: settings.scene).first {
+            throw Refusal(description: "widget '\(id)': \(why); or record the scene in real time with "
                           + "`pipcompose run SCENE --record FILE --duration \(settings.duration)`")
         }
         if case .music = settings.audio {
@@ -85,6 +95,14 @@ public final class SceneRender {
             guard frame < settings.frames else {
                 throw Refusal(description: "\(cue.place): frame \(frame) is past the render's end (\(settings.frames) "
                               + "frames, \(settings.duration) s)")
+            }
+            if cue.call != nil {
+                guard settings.scene.widgets.contains(where: { $0.id == cue.widget && $0.config is WebConfig }) else {
+                    throw Refusal(description: "\(cue.place): '\(cue.widget)' is not a web widget of the scene: "
+                                  + "only a page has functions to call (use 'set' for other widgets)")
+                }
+                calls[frame, default: []].append(cue)
+                continue
             }
             do {
                 let prepared = try WidgetUpdate.prepare(scene: settings.scene, id: cue.widget, body: cue.properties)
@@ -162,8 +180,20 @@ public final class SceneRender {
             pictures[size]!.files.append(file)
         }
         let sound = try signal.map { signal in try RenderSound(signal: signal, warn: warn, to: files) }
-        let clock = FrameClock(fps: s.fps)
         let wallStart = Int64((s.wallStart.timeIntervalSince1970 * 1000).rounded(.down))
+        // The pages belong to the main picture's widgets (drawn or not: a render of renditions only still has one).
+        let main = pictures[s.size]?.renderer ?? Renderer(scene: s.scene, size: s.size, warn: warn)
+        let pages: RenderPages?
+        do {
+            pages = try RenderPages(main: main, scene: s.scene, size: s.size, clockStart: wallStart, web: s.web,
+                                    warn: warn)
+        } catch { throw Refusal(description: "web pages cannot be served: \(error)") }
+        defer { pages?.stop() }
+        for size in order where pictures[size]!.renderer !== main {
+            for case let widget as any InputWidget in pictures[size]!.renderer.widgets { widget.follow(leaderIn: main) }
+        }
+        try pages?.start()
+        let clock = FrameClock(fps: s.fps)
         for n in 0..<s.frames {
             let media = Double(n) / Double(s.fps)
             // Wall time to the millisecond, as the timecode strip records it and as the live loop draws it: a clock
@@ -173,6 +203,12 @@ public final class SceneRender {
             let pts = clock.time(ofFrame: n)
             // The frame's sound first: a muxer waits for both tracks, and the picture has the encoder's delay.
             try sound?.draw(upTo: clock.time(ofFrame: n + 1))
+            if let pages {
+                for cue in calls[n] ?? [] {
+                    try pages.call(widget: cue.widget, cue.call!.name, cue.call!.argument, place: cue.place, warn: warn)
+                }
+                try pages.step(n, ms: Double(n) * 1000 / Double(s.fps))
+            }
             for size in order {
                 let picture = pictures[size]!
                 for apply in changes[n] ?? [] { apply(picture.renderer, media) }

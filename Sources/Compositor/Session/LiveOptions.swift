@@ -75,6 +75,9 @@ public struct WebSettings: Sendable, Equatable {
     public var loadTimeout = 30.0
     /// The pipcompose binary a page runs in (`pipcompose web-page`); nil: this process's own.
     public var executable: String?
+    /// Pages on the scene's clock (`pipcompose render`), stepped a frame at a time: the Unix milliseconds their `Date`
+    /// shows at scene time 0. Nil: pages run on the wall clock, as in a run.
+    public var sceneClockStart: Int64?
 
     public init() {}
 

@@ -66,10 +66,15 @@ final class PageProcess: @unchecked Sendable {
         /// A page from elsewhere (`source: http…`): how its server answered is asked here once it loaded (see
         /// `checkAnswer`); nil for a page of the scene, whose wrapper asks.
         var remote: String?
+        /// On the scene's clock (`pipcompose render`): the page moves only when stepped (`step`), and its process
+        /// hands over one picture a step.
+        var stepped = false
     }
 
     let id: String
     let frames = PageFrames()
+    /// Where a stepped page has got to.
+    let steps = PageSteps()
     /// What the page was told, for the page started again.
     let replay: PageReplay
     private let server: PageServer
@@ -173,6 +178,7 @@ final class PageProcess: @unchecked Sendable {
             timer?.cancel()
             timer = nil
             state = .stopped
+            steps.fail("the run stopped")
             generation = fresh()
             process?.kill()
             process = nil
@@ -201,9 +207,13 @@ final class PageProcess: @unchecked Sendable {
             case "loaded":
                 lastAnswer = Date()
                 loadedAt = Date()
+                if settings.stepped { steps.loaded() }
                 if let told = toldAtLaunch, let process { catchUp(process, told: told) }
                 checkAnswer()
             case "fail": fail(r.text("reason") ?? "the page failed")
+            case "stepped":
+                // WebKit has drawn the step: its process hands over the next picture it takes.
+                if case .number(let n)? = r["frame"] { process?.send("{\"grab\":\(Int64(n))}") }
             case "error": onEvent(.pageError(id: id, message: r.text("message") ?? "an error"))
             case "called":
                 guard case .number(let n)? = r["id"], let done = calls.removeValue(forKey: Int(n)) else {
@@ -225,7 +235,8 @@ final class PageProcess: @unchecked Sendable {
         }
     }
 
-    private func callWaiting(_ name: String, _ argument: String?, timeout: Double) -> CallOutcome {
+    /// `call`, waiting on the caller's thread (a render's, which has nothing else to do meanwhile).
+    func callWaiting(_ name: String, _ argument: String?, timeout: Double) -> CallOutcome {
         let done = DispatchSemaphore(value: 0)
         /// `@unchecked Sendable`: written before `done` is signalled, read after the wait.
         final class Box: @unchecked Sendable { var outcome = CallOutcome.noAnswer }
@@ -273,6 +284,16 @@ final class PageProcess: @unchecked Sendable {
         }
         return queue.sync { lastFrame != nil }
     }
+
+    /// On the scene's clock: moves the page to frame `n` (`ms` scene milliseconds) and waits until its picture of
+    /// that moment is in `frames`.
+    /// (`beginStep` asks; `steps.wait(for:)` waits: several pages step at once.)
+    func beginStep(_ n: Int64, ms: Double) {
+        send(Self.command(js: "window.__pcClock && __pcClock.step(\(n), \(ms))"))
+    }
+
+    /// Writes a command line to the running launch's process.
+    private func send(_ line: String) { queue.async { [self] in process?.send(line) } }
 
     /// Loads the page again in its frame (its scripts start over; the process stays).
     func reload() {
@@ -330,8 +351,11 @@ final class PageProcess: @unchecked Sendable {
             p = try IsolatedProcess(executable: settings.executable, arguments: [
                 "web-page", "--location", location,
                 "--viewport", "\(settings.viewport.width)x\(settings.viewport.height)",
-                "--size", "\(size.width)x\(size.height)", "--fps", String(settings.fps),
-            ], environment: environment)
+                "--size", "\(size.width)x\(size.height)",
+                // A stepped page's pictures are taken as soon as it drew (120 a second: a step waits for two of
+                // WebKit's frames and one more of wpesrc's), not at the scene's rate.
+                "--fps", String(settings.stepped ? 120 : settings.fps),
+            ] + (settings.stepped ? ["--stepped"] : []), environment: environment)
         } catch {
             if g == generation { fail("\(error)") }
             return nil
@@ -381,6 +405,7 @@ final class PageProcess: @unchecked Sendable {
                 let message = try? JSONDecoder().decode([String: JSONValue].self, from: Data(payload.prefix(h.a)))
                 if let e = message?.text("error") { queue.async { [self] in if g == generation { childError = e } } }
                 if let uri = message?.text("uri") { queue.async { [self] in if g == generation { shows(uri) } } }
+                if case .number(let n)? = message?["grabbed"], g == generation { steps.grabbed(Int64(n)) }
                 if case .number(let n)? = message?["handed"] {
                     queue.async { [self] in if g == generation { handed = UInt64(max(0, n)) } }
                 }
@@ -462,6 +487,7 @@ final class PageProcess: @unchecked Sendable {
 
     private func fail(_ reason: String) {
         guard state == .starting || state == .playing else { return }
+        if settings.stepped { steps.fail(reason) }
         generation = fresh()
         process?.kill()
         process = nil

@@ -39,9 +39,16 @@ public final class PageRenderer: @unchecked Sendable {
     private var handed: [(pts: GstClockTime, count: UInt64)] = []
     private var lastHanded: UInt64 = 0
     private let stateLock = NSLock()
+    /// On the scene's clock (`pipcompose render`): a picture is handed over only when asked for (`{"grab": N}`, once
+    /// the page drew frame N), and then always, with `{"grabbed": N}` after it.
+    public let stepped: Bool
+    /// The frame asked for, and WebKit's frame count when it was: the picture must copy a frame taken since (behind
+    /// `stateLock`).
+    private var grab: (frame: Int64, after: UInt64)?
 
-    public init(location: String, viewport: PixelSize, size: PixelSize, fps: Int) {
+    public init(location: String, viewport: PixelSize, size: PixelSize, fps: Int, stepped: Bool = false) {
         self.location = location
+        self.stepped = stepped
         self.viewport = viewport
         self.size = PixelSize(width: min(size.width, viewport.width), height: min(size.height, viewport.height))
         self.fps = fps
@@ -109,6 +116,22 @@ public final class PageRenderer: @unchecked Sendable {
     }
 
     private func frame(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
+        guard stepped else { return deliver(buffer, caps) }
+        let pts = cgst_buffer_pts(buffer.pointer)
+        let asked = stateLock.withLock { () -> Int64? in
+            guard let grab else { return nil }
+            // A buffer made before WebKit handed the step's picture over copies an older one: not this one.
+            let copies = handed.last { $0.pts == pts }?.count ?? 0
+            return copies != 0 && grab.after != 0 && copies < grab.after ? nil : grab.frame
+        }
+        guard let asked else { return }
+        deliver(buffer, caps)
+        stateLock.withLock { grab = nil }
+        send(["grabbed": .number(Double(asked))])
+    }
+
+    /// Sends the buffer's picture, unless it is the last one sent again.
+    private func deliver(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
         // The frame's own size (the view's when WebKit drew it), else its caps'.
         guard let layout = buffer.videoLayout ?? caps?.videoSize.map({ ($0, $0.width * 4, 0) }) else { return }
         let picture = layout.size
@@ -181,6 +204,9 @@ public final class PageRenderer: @unchecked Sendable {
             view?.resize(to: next)
             pipeline.emit("run-javascript", "window.__pc && __pc.resize(\(next.width), \(next.height))",
                           onElementNamed: "page")
+        }
+        if case .number(let n)? = c["grab"] {
+            stateLock.withLock { grab = (Int64(n), WpeView.framesHanded) }
         }
         if case .string(let script)? = c["js"] { pipeline.emit("run-javascript", script, onElementNamed: "page") }
         if case .string(let url)? = c["location"] { pipeline.set("location", url, onElementNamed: "page") }

@@ -21,8 +21,10 @@ final class PageSet: @unchecked Sendable {
             if case .url(let url) = w.config.source { remote = url }
             let page = PageProcess(id: w.id, server: server, settings: .init(
                 executable: settings.resolvedExecutable, fps: w.config.fps ?? fps, viewport: viewport,
-                memoryLimit: settings.memoryLimit, renewGrowth: w.config.renew ? settings.renewGrowth : 0,
-                remote: remote),
+                memoryLimit: settings.memoryLimit,
+                // A stepped page keeps its one launch: a new one would start its state over mid-render.
+                renewGrowth: w.config.renew && settings.sceneClockStart == nil ? settings.renewGrowth : 0,
+                remote: remote, stepped: settings.sceneClockStart != nil),
                 replay: replay, onEvent: onEvent)
             let inner: String, source: PageServer.Page.Source, sameOrigin: Bool
             switch w.config.source {
@@ -33,7 +35,7 @@ final class PageSet: @unchecked Sendable {
             case .url(let url): (inner, source, sameOrigin) = (url, .framed, false)
             case .html(let text, _): (inner, source, sameOrigin) = (server.inlineURL(w.id), .inline(text), true)
             }
-            let timeout = settings.loadTimeout
+            let timeout = settings.loadTimeout, clockStart = settings.sceneClockStart
             let served = PageServer.Page(
                 source: source,
                 script: { size, report in
@@ -41,7 +43,7 @@ final class PageSet: @unchecked Sendable {
                     let told = replay.state
                     let o = PageWrapper.Options(inner: inner, sameOrigin: sameOrigin, size: size, report: report,
                                                 data: told.data, playAtLoad: told.playing, loadTimeout: timeout,
-                                                state: state(size))
+                                                state: state(size), clockStart: clockStart)
                     return source.hasAgent ? PageWrapper.agent(o) : PageWrapper.html(o)
                 },
                 onReport: { _ in })

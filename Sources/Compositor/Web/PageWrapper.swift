@@ -22,6 +22,8 @@ enum PageWrapper {
         var playAtLoad = true
         var loadTimeout: Double = 30
         var state: String
+        /// On the scene's clock (`pipcompose render`): the Unix milliseconds the page's `Date` shows at scene time 0.
+        var clockStart: Int64?
     }
 
     /// The document for a page from elsewhere: the page in an iframe, and the script.
@@ -38,7 +40,10 @@ enum PageWrapper {
     }
 
     /// The script for a page of the scene, as the first thing in it.
-    static func agent(_ o: Options) -> String { "<script>\(script(o, inPage: true))</script>" }
+    static func agent(_ o: Options) -> String {
+        "<script>\(script(o, inPage: true))</script>"
+            + (o.clockStart.map { SceneClockScript.script(start: $0, report: o.report) } ?? "")
+    }
 
     /// `head` put first in `page`: after its doctype when it has one (before it, the page would be laid out in quirks
     /// mode), else at the very start.

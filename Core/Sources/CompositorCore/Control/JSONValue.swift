@@ -56,3 +56,12 @@ extension JSONValue {
         return .string(s.replacingOccurrences(of: "\\n", with: "\n"))
     }
 }
+
+extension JSONValue {
+    /// The value as JSON text, keys sorted (the same value, the same text).
+    public var jsonText: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+}

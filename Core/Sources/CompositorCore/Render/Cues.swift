@@ -3,8 +3,14 @@ import Yams
 
 /// A data change on a render's timeline (`render --cues FILE`): at a scene time (`at: SECONDS`, the first frame at or
 /// after it) or a frame (`frame: N`), widget `widget` takes the properties in `set`, as `PATCH /v1/widgets/ID` would
-/// live. So a recorded lower third comes in on its frame, every time.
+/// live, or its page is called (`call: update`, `data: {…}`), as `POST /v1/web/ID` would. So a recorded lower third
+/// comes in on its frame, every time.
 public struct Cue: Sendable, Equatable {
+    public static func == (a: Cue, b: Cue) -> Bool {
+        a.when == b.when && a.widget == b.widget && a.properties == b.properties && a.place == b.place
+            && a.call?.name == b.call?.name && a.call?.argument == b.call?.argument
+    }
+
     public enum When: Sendable, Equatable {
         case seconds(Double)
         case frame(Int64)
@@ -12,7 +18,10 @@ public struct Cue: Sendable, Equatable {
 
     public var when: When
     public var widget: String
+    /// The properties it sets (empty for a call).
     public var properties: [String: JSONValue]
+    /// The page's function it calls and the argument (JSON text, or a string as it is), for a web widget.
+    public var call: (name: String, argument: String?)?
     /// Where it is written, for messages: `cues.yaml:3:5`.
     public var place: String
 
@@ -27,7 +36,8 @@ public struct Cue: Sendable, Equatable {
 }
 
 public enum Cues {
-    /// A YAML or JSON list of `{at: SECONDS | frame: N, widget: ID, set: {PROPERTY: VALUE, …}}`, in any order.
+    /// A YAML or JSON list of `{at: SECONDS | frame: N, widget: ID, set: {PROPERTY: VALUE, …}}` or
+    /// `{at: …, widget: ID, call: NAME, data: VALUE}`, in any order.
     public static func parse(_ text: String, file: String) throws(SceneError) -> [Cue] {
         let root: Node
         do {
@@ -45,7 +55,7 @@ public enum Cues {
         }
         var cues: [Cue] = []
         for item in try NodeReader(node: root, path: "", file: file).list() {
-            let m = try item.mapping(allowed: ["at", "frame", "widget", "set"], what: "a cue")
+            let m = try item.mapping(allowed: ["at", "frame", "widget", "set", "call", "data"], what: "a cue")
             let when: Cue.When
             switch (m["at"], m["frame"]) {
             case (let at?, nil): when = .seconds(try at.double(in: 0...86_400, unit: "s"))
@@ -53,12 +63,32 @@ public enum Cues {
             default: throw item.error("a cue needs one of 'at' (scene seconds) or 'frame' (a frame number)")
             }
             guard let widget = m["widget"] else { throw item.error("a cue needs 'widget': the id of the widget it changes") }
-            guard let set = m["set"] else { throw item.error("a cue needs 'set': the properties it changes, {text: …}") }
+            let place = "\(file):\(item.line):\(item.column)"
+            if let call = m["call"] {
+                if m["set"] != nil { throw item.error("a cue has either 'set' (properties) or 'call' (a page's function), not both") }
+                let name = try call.string()
+                guard name.range(of: "^[A-Za-z_$][A-Za-z0-9_$]*$", options: .regularExpression) != nil else {
+                    throw call.error("'call' must name a function of the page, such as update, play, next or stop")
+                }
+                var argument: String?
+                if let data = m["data"] {
+                    switch try data.json(typed: true) {
+                    case .string(let text): argument = text
+                    case let value: argument = value.jsonText
+                    }
+                }
+                cues.append(Cue(when: when, widget: try widget.string(), properties: [:], call: (name, argument),
+                                place: place))
+                continue
+            }
+            if m["data"] != nil { throw item.error("'data' goes with 'call': the argument of the page's function") }
+            guard let set = m["set"] else {
+                throw item.error("a cue needs 'set' (the properties it changes, {text: …}) or 'call' (a web page's function)")
+            }
             guard case .object(let properties) = try set.json(typed: true), !properties.isEmpty else {
                 throw set.error("'set' must be a mapping of properties to their new values, e.g. {text: Hello}")
             }
-            cues.append(Cue(when: when, widget: try widget.string(), properties: properties,
-                            place: "\(file):\(item.line):\(item.column)"))
+            cues.append(Cue(when: when, widget: try widget.string(), properties: properties, place: place))
         }
         return cues
     }

@@ -1,0 +1,71 @@
+import Foundation
+
+/// The web pages of a render, on the scene's clock: one page per web widget of the scene (the main picture's; a
+/// rendition's widget shows it scaled to its box, as in a run), each loaded before frame 0 and then stepped to every
+/// frame's scene time, the frame drawn once each page has drawn that moment (`SceneClockScript`, `PageSteps`).
+/// Calls on the timeline (cues) are made before their frame's step and answered before it: the frame shows them.
+final class RenderPages {
+    private let set: PageSet
+    private let timeout: Double
+
+    /// Nil when `main` has no web widget. `clockStart`: what the pages' `Date` shows at scene time 0 (Unix ms).
+    init?(main: Renderer, scene: Scene, size: PixelSize, clockStart: Int64, web: WebSettings,
+          warn: @escaping @Sendable (String) -> Void) throws {
+        var settings = web
+        settings.sceneClockStart = clockStart
+        let widgets = main.widgets.compactMap { $0 as? WebWidget }
+        guard let set = try PageSet(widgets: widgets, folder: scene.folder, fps: scene.fps, picture: size,
+                                    settings: settings, state: { size in
+                                        size.map { "{\"width\":\($0.width),\"height\":\($0.height),\"viewers\":0,\"playing\":true}" } ?? "{}"
+                                    }, onEvent: { event in if let line = event.logLine { warn(line) } })
+        else { return nil }
+        self.set = set
+        timeout = max(web.loadTimeout, 10)
+    }
+
+    /// The web widgets whose pages cannot be put on the scene's clock: a page from elsewhere (its scripts are another
+    /// origin's: nothing of pipcompose's runs before them) and a file that is not HTML (shown in a frame). With why.
+    static func refusals(in scene: Scene) -> [(id: String, why: String)] {
+        scene.widgets.compactMap { w -> (String, String)? in
+            guard let web = w.config as? WebConfig else { return nil }
+            switch web.source {
+            case .url(let url):
+                return (w.id, "its page comes from elsewhere (\(url)): its scripts cannot be put on the scene's "
+                        + "clock; save the page into the scene's folder and name the file")
+            case .file(let path, _) where !["html", "htm"].contains(URL(fileURLWithPath: path).pathExtension.lowercased()):
+                return (w.id, "'\(path)' is not an HTML file: only a page's scripts can be put on the scene's clock; "
+                        + "wrap it in an HTML page")
+            default: return nil
+            }
+        }
+    }
+
+    /// Starts every page and waits until each has loaded.
+    func start() throws(PageStepError) {
+        set.start()
+        for page in set.pages { try page.steps.waitUntilLoaded(timeout: timeout, page: page.id) }
+    }
+
+    /// Calls `name(argument)` on widget `widget`'s page and waits for its answer; throws when the page did not
+    /// take it (a page whose function threw is said through `warn` and the render goes on).
+    func call(widget: String, _ name: String, _ argument: String?, place: String,
+              warn: (String) -> Void) throws(PageStepError) {
+        guard let page = set.pages.first(where: { $0.id == widget }) else {
+            throw PageStepError(description: "\(place): widget '\(widget)' is not a web widget of the scene")
+        }
+        switch page.callWaiting(name, argument, timeout: timeout) {
+        case .done, .posted: break
+        case .failed(let e): warn("\(place): web '\(widget)': \(e)")
+        case .noAnswer: throw PageStepError(description: "\(place): web '\(widget)' did not answer \(name)() within \(Int(timeout)) s")
+        case .notRunning(let e): throw PageStepError(description: "\(place): web '\(widget)': \(e)")
+        }
+    }
+
+    /// Moves every page to frame `n` (`ms` scene milliseconds) and waits until each has drawn it.
+    func step(_ n: Int64, ms: Double) throws(PageStepError) {
+        for page in set.pages { page.beginStep(n, ms: ms) }
+        for page in set.pages { try page.steps.wait(for: n, timeout: timeout, page: page.id) }
+    }
+
+    func stop() { set.stop() }
+}
