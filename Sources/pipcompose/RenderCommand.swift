@@ -89,11 +89,11 @@ struct RenderCommand: ParsableCommand {
             summary = try render.run { done, of in
                 guard Date().timeIntervalSince(shown) >= 1 else { return }
                 shown = Date()
-                print("rendered \(done) of \(of) frames")
+                say("rendered \(done) of \(of) frames")
             }
         } catch { throw UserError("render: \(error)") }
         let speed = String(format: "%.2f", summary.speed)
-        print("wrote \(output.joined(separator: ", ")): \(summary.frames) frames, \(settings.size) at \(settings.fps) fps, "
+        say("wrote \(output.joined(separator: ", ")): \(summary.frames) frames, \(settings.size) at \(settings.fps) fps, "
               + "\(summary.sceneSeconds) s of scene in \(String(format: "%.2f", summary.seconds)) s (\(speed)× real time)")
     }
 }

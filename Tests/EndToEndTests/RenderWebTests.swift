@@ -106,5 +106,42 @@ extension EndToEnd {
             }
             for name in ["r.mp4", "c.mp4", "b.mp4"] { #expect(!FileManager.default.fileExists(atPath: dir.file(name))) }
         }
+
+        /// A page whose process dies mid-render (killed, as a crash or a WebKit that stops drawing would leave it) is
+        /// started again and replays the frames before, undrawn: the render finishes, says so, and decodes to the same
+        /// pictures as a render where nothing happened.
+        @Test func aPageStartedAgainMidRenderReplaysToTheSamePictures() throws {
+            let dir = try TempDir()
+            _ = try dir.write("page.html", """
+            <!doctype html><html><head><style>
+            html,body{margin:0;background:#000;overflow:hidden}
+            #box{position:absolute;top:50px;left:0;width:20px;height:20px;background:#f00;animation:move 6s linear}
+            @keyframes move{from{left:0}to{left:300px}}
+            #bar{position:absolute;top:0;left:0;height:20px;width:0;background:#0f0}
+            </style></head><body><div id="box"></div><div id="bar"></div><script>
+            let count = 0;
+            setInterval(() => { count++; document.getElementById("bar").style.width = (count * 5) + "px"; }, 100);
+            function update(d) { document.documentElement.style.background = JSON.parse(d).bg; }
+            </script></body></html>
+            """)
+            let scene = try dir.write("page.yaml", """
+            size: 320x180
+            fps: 30
+            widgets:
+              - {id: page, type: web, source: page.html, place: fill}
+            """)
+            let cues = try dir.write("cues.yaml", "- {at: 0.5, widget: page, call: update, data: {bg: \"#0000ff\"}}\n")
+            let clean = try tool([binary, "render", scene, "--duration", "6", "--cues", cues, "-o", dir.file("clean.mkv")])
+            #expect(clean.status == 0, "\(clean.out)\(clean.err)")
+            let p = try LiveProcess(binary, ["render", scene, "--duration", "6", "--cues", cues, "-o", dir.file("killed.mkv")])
+            // Past the cue (a second in: the first progress line), the page's process is killed.
+            #expect(p.waitForLine(timeout: 60) { $0.hasPrefix("rendered ") } != nil, "\(p.allOutput)")
+            let killed = try tool(["pkill", "-9", "-P", String(p.process.processIdentifier), "-f", "web-page"])
+            #expect(killed.status == 0, "no page process to kill: \(p.allOutput)")
+            #expect(p.waitForExit(timeout: 120) == 0, "\(p.allOutput)")
+            #expect(p.allOutput.contains("started again, its frames before replayed"), "\(p.allOutput)")
+            let a = try frameHashes(dir.file("clean.mkv")), b = try frameHashes(dir.file("killed.mkv"))
+            #expect(a.count == 180 && a == b, "\(a.count) vs \(b.count) frames, \(zip(a, b).filter { $0 != $1 }.count) differ")
+        }
     }
 }

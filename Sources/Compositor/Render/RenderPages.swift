@@ -46,25 +46,12 @@ final class RenderPages {
         for page in set.pages { try page.steps.waitUntilLoaded(timeout: timeout, page: page.id) }
     }
 
-    /// Calls `name(argument)` on widget `widget`'s page and waits for its answer; throws when the page did not
-    /// take it (a page whose function threw is said through `warn` and the render goes on).
-    func call(widget: String, _ name: String, _ argument: String?, place: String,
-              warn: (String) -> Void) throws(PageStepError) {
-        guard let page = set.pages.first(where: { $0.id == widget }) else {
-            throw PageStepError(description: "\(place): widget '\(widget)' is not a web widget of the scene")
-        }
-        switch page.callWaiting(name, argument, timeout: timeout) {
-        case .done, .posted: break
-        case .failed(let e): warn("\(place): web '\(widget)': \(e)")
-        case .noAnswer: throw PageStepError(description: "\(place): web '\(widget)' did not answer \(name)() within \(Int(timeout)) s")
-        case .notRunning(let e): throw PageStepError(description: "\(place): web '\(widget)': \(e)")
-        }
-    }
-
-    /// Moves every page to frame `n` (`ms` scene milliseconds) and waits until each has drawn it.
-    func step(_ n: Int64, ms: Double) throws(PageStepError) {
-        for page in set.pages { page.beginStep(n, ms: ms) }
-        for page in set.pages { try page.steps.wait(for: n, timeout: timeout, page: page.id) }
+    /// Moves every page to frame `n` (`ms` scene milliseconds), calling the functions `calls` names on its page first
+    /// (by widget id: a cue's `update`…; one that throws is said as the page's error), and waits until each has drawn
+    /// it.
+    func step(_ n: Int64, ms: Double, calls: [String: [(name: String, argument: String?)]] = [:]) throws(PageStepError) {
+        for page in set.pages { page.beginStep(n, ms: ms, calls: calls[page.id] ?? []) }
+        for page in set.pages { try page.waitForStep(n, timeout: timeout) }
     }
 
     func stop() { set.stop() }

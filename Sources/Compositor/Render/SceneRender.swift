@@ -204,10 +204,9 @@ public final class SceneRender {
             // The frame's sound first: a muxer waits for both tracks, and the picture has the encoder's delay.
             try sound?.draw(upTo: clock.time(ofFrame: n + 1))
             if let pages {
-                for cue in calls[n] ?? [] {
-                    try pages.call(widget: cue.widget, cue.call!.name, cue.call!.argument, place: cue.place, warn: warn)
-                }
-                try pages.step(n, ms: Double(n) * 1000 / Double(s.fps))
+                var made: [String: [(name: String, argument: String?)]] = [:]
+                for cue in calls[n] ?? [] { if let call = cue.call { made[cue.widget, default: []].append(call) } }
+                try pages.step(n, ms: Double(n) * 1000 / Double(s.fps), calls: made)
             }
             for size in order {
                 let picture = pictures[size]!

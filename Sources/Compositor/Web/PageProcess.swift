@@ -69,12 +69,15 @@ final class PageProcess: @unchecked Sendable {
         /// On the scene's clock (`pipcompose render`): the page moves only when stepped (`step`), and its process
         /// hands over one picture a step.
         var stepped = false
+        /// The scene's frame rate (a stepped page's frame f is at f × 1000 ÷ this ms).
+        var sceneFPS = 30
     }
 
     let id: String
     let frames = PageFrames()
-    /// Where a stepped page has got to.
+    /// Where a stepped page has got to, and the step it is to take next.
     let steps = PageSteps()
+    let board: StepBoard
     /// What the page was told, for the page started again.
     let replay: PageReplay
     private let server: PageServer
@@ -153,6 +156,7 @@ final class PageProcess: @unchecked Sendable {
         self.server = server
         self.settings = settings
         self.onEvent = onEvent
+        board = StepBoard(fps: settings.sceneFPS)
         queue = DispatchQueue(label: "web-\(id)")
         frames.onWanted = { [weak self] size in
             guard let self else { return }
@@ -179,6 +183,7 @@ final class PageProcess: @unchecked Sendable {
             timer = nil
             state = .stopped
             steps.fail("the run stopped")
+            board.close()
             generation = fresh()
             process?.kill()
             process = nil
@@ -288,8 +293,45 @@ final class PageProcess: @unchecked Sendable {
     /// On the scene's clock: moves the page to frame `n` (`ms` scene milliseconds) and waits until its picture of
     /// that moment is in `frames`.
     /// (`beginStep` asks; `steps.wait(for:)` waits: several pages step at once.)
-    func beginStep(_ n: Int64, ms: Double) {
-        send(Self.command(js: "window.__pcClock && __pcClock.step(\(n), \(ms))"))
+    /// The page's functions in `calls` are called first, in order, in the same task as the step.
+    func beginStep(_ n: Int64, ms: Double, calls: [(name: String, argument: String?)] = []) {
+        board.post(frame: n, ms: ms, calls: calls)
+    }
+
+    /// Waits until frame `n` was handed over (`beginStep`). WPE WebKit 2.38 at times stops drawing a page for good
+    /// (its animation frames never come again; seen about once in 300 steps with two pages or a busy machine, and
+    /// nothing sent to it from outside brought it back): a page that has not drawn its step for `stall` seconds is
+    /// started again, and replays the render's frames before this one without drawing them (`StepBoard`), which
+    /// gives a page that runs on the scene's clock the same state. At most `attempts` times a step.
+    func waitForStep(_ n: Int64, timeout: Double, stall: Double = 2, attempts: Int = 3) throws(PageStepError) {
+        var left = attempts
+        do {
+            try steps.wait(for: n, timeout: timeout, page: id, stall: stall) {
+                guard left > 0 else { return false }
+                left -= 1
+                restartForSteps(at: n)
+                return true
+            }
+        } catch {
+            let why = queue.sync { lastError }
+            throw PageStepError(description: error.description + (why.map { " (last: \($0))" } ?? ""))
+        }
+    }
+
+    /// A stepped page that stopped drawing, or whose process ended, is started again at once (not after the
+    /// watchdog's backoff: the render waits for it).
+    private func restartForSteps(at n: Int64) {
+        queue.async { [self] in
+            guard state != .stopped else { return }
+            retryAt = nil
+            generation = fresh()
+            process?.kill()
+            process = nil
+            self.restarts += 1
+            onEvent(.pageError(id: id, message: "the page stopped drawing at frame \(n); started again, "
+                               + "its frames before replayed"))
+            launch()
+        }
     }
 
     /// Writes a command line to the running launch's process.
@@ -487,7 +529,9 @@ final class PageProcess: @unchecked Sendable {
 
     private func fail(_ reason: String) {
         guard state == .starting || state == .playing else { return }
-        if settings.stepped { steps.fail(reason) }
+        // A stepped page that had loaded is started again by the render's wait (`waitForStep`), and replays.
+        let replays = settings.stepped && loadedAt != nil
+        if settings.stepped && !replays { steps.fail(reason) }
         generation = fresh()
         process?.kill()
         process = nil
@@ -497,7 +541,7 @@ final class PageProcess: @unchecked Sendable {
         restarts += 1
         failedBefore = true
         let delay = backoff.failed()
-        retryAt = Date().addingTimeInterval(delay)
+        retryAt = replays ? nil : Date().addingTimeInterval(delay)
         for (_, done) in calls { done(.failed("the page failed: \(reason)")) }
         calls = [:]
         onEvent(.widgetFailed(id: id, reason: reason, retryInSeconds: delay))

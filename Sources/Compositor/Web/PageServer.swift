@@ -19,6 +19,8 @@ final class PageServer: @unchecked Sendable {
         /// go to.
         var script: (PixelSize, String) -> String
         var onReport: @Sendable ([String: JSONValue]) -> Void
+        /// The steps of a page on the scene's clock (`pipcompose render`), nil for a page on the wall clock.
+        var steps: StepBoard?
     }
 
     let folder: String
@@ -53,6 +55,11 @@ final class PageServer: @unchecked Sendable {
     func fileURL(_ relative: String) -> String { base + "/f/" + components(relative) }
     func inlineURL(_ id: String) -> String { base + "/h/" + escaped(id) }
     func reportURL(_ id: String) -> String { base + "/r/" + escaped(id) }
+    /// Where a page on the scene's clock asks for its steps, given where it reports.
+    static func stepsURL(report: String) -> String {
+        guard let r = report.range(of: "/r/", options: .backwards) else { return report }
+        return report.replacingCharacters(in: r, with: "/s/")
+    }
 
     private func escaped(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? s }
     private func components(_ relative: String) -> String {
@@ -105,6 +112,16 @@ final class PageServer: @unchecked Sendable {
         router.get("/:secret/f/**") { [self] _, context in
             let relative = context.parameters.getCatchAll().joined(separator: "/")
             return try file(relative.removingPercentEncoding ?? relative)
+        }
+        // A page on the scene's clock asks for its next step (a long poll): 200 with the step, 204 when there are
+        // no more.
+        router.get("/:secret/s/:id") { [self] request, context in
+            let id = context.parameters.get("id") ?? ""
+            guard let board = lock.withLock({ pages[id]?.steps }) else { throw HTTPError(.notFound) }
+            let after = request.uri.queryParameters.get("after").flatMap { Int64($0) } ?? -1
+            guard let step = await board.next(after: after) else { return Response(status: .noContent) }
+            return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                            body: .init(byteBuffer: ByteBuffer(string: step)))
         }
         router.post("/:secret/r/:id") { [self] request, context in
             let id = context.parameters.get("id") ?? ""

@@ -24,7 +24,7 @@ final class PageSet: @unchecked Sendable {
                 memoryLimit: settings.memoryLimit,
                 // A stepped page keeps its one launch: a new one would start its state over mid-render.
                 renewGrowth: w.config.renew && settings.sceneClockStart == nil ? settings.renewGrowth : 0,
-                remote: remote, stepped: settings.sceneClockStart != nil),
+                remote: remote, stepped: settings.sceneClockStart != nil, sceneFPS: fps),
                 replay: replay, onEvent: onEvent)
             let inner: String, source: PageServer.Page.Source, sameOrigin: Bool
             switch w.config.source {
@@ -51,6 +51,8 @@ final class PageSet: @unchecked Sendable {
             for slot in 0...1 {
                 var named = served
                 named.onReport = { [weak page] in page?.report($0, slot: slot) }
+                // A stepped page has one launch (no renewal): its steps are asked for under the first name.
+                if slot == 0, settings.sceneClockStart != nil { named.steps = page.board }
                 server.add(PageProcess.name(of: w.id, slot: slot), named)
             }
             w.attach(page.frames)

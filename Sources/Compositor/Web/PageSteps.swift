@@ -52,14 +52,26 @@ final class PageSteps: @unchecked Sendable {
     }
 
     /// Waits until frame `n` was handed over; throws why not, or that `timeout` seconds passed.
-    func wait(for n: Int64, timeout: Double, page: String) throws(PageStepError) {
-        let deadline = Date().addingTimeInterval(timeout)
+    /// `stalled` is called each `stall` seconds without it (a page started again, true; false: give up).
+    func wait(for n: Int64, timeout: Double, page: String, stall: Double,
+              stalled: () -> Bool) throws(PageStepError) {
+        var deadline = Date().addingTimeInterval(timeout)
+        var nudge = Date().addingTimeInterval(stall)
         condition.lock()
         defer { condition.unlock() }
         do {
             while grabbed < n {
                 if let failure { throw PageStepError(description: "web '\(page)' failed at frame \(n): \(failure)") }
-                guard condition.wait(until: deadline) else {
+                if Date() >= nudge {
+                    guard stalled() else {
+                        throw PageStepError(description: "web '\(page)' stopped drawing at frame \(n), and again each "
+                                            + "time it was started again")
+                    }
+                    // A page started again loads and replays first: it gets the whole time again.
+                    deadline = Date().addingTimeInterval(timeout)
+                    nudge = Date().addingTimeInterval(stall + timeout / 3)
+                }
+                guard condition.wait(until: min(deadline, nudge)) || Date() < deadline else {
                     throw PageStepError(description: "web '\(page)' did not draw frame \(n) within \(Int(timeout)) s "
                                         + "(a script that never returns, or a page too heavy to draw?)")
                 }

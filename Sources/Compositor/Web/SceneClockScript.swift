@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Frame 0 waits for the page's fonts and images first, so that no picture depends on how fast they loaded.
 /// An animation is taken to start at the step it is first seen in; one the page had paused when first seen is left
-/// alone.
+/// alone. The steps are fetched by the page (`StepBoard`), their calls (a cue's `update`…) made in the same task.
 enum SceneClockScript {
     /// `start`: the wall time, in Unix milliseconds, the page's `Date` shows at scene time 0; `report`: where the step
     /// is reported (the agent's address).
@@ -23,7 +23,9 @@ enum SceneClockScript {
           if (window.__pcClock) return;
           const start = \(start);
           const reportTo = \(PageWrapper.literal(report));
+          const stepsFrom = \(PageWrapper.literal(PageServer.stepsURL(report: report)));
           const RealDate = window.Date, realRAF = window.requestAnimationFrame.bind(window);
+          const realFetch = window.fetch.bind(window), realSetTimeout = window.setTimeout.bind(window);
           let now = 0;
           // Date: the scene's wall time, unless given one.
           function SceneDate(...a) {
@@ -102,16 +104,61 @@ enum SceneClockScript {
             return Promise.all([document.fonts ? document.fonts.ready : null, ...images]);
           }
           function report(o) {
-            try { fetch(reportTo, { method: "POST", body: JSON.stringify(o), keepalive: true }).catch(() => {}); } catch (e) {}
+            try { realFetch(reportTo, { method: "POST", body: JSON.stringify(o), keepalive: true }).catch(() => {}); } catch (e) {}
           }
-          window.__pcClock = {
-            step(n, ms) {
-              ready(n).then(() => {
-                if (ms > now || n === 0) advance(ms);
-                realRAF(() => realRAF(() => report({ kind: "stepped", frame: n })));
-              });
-            },
-          };
+          // WebKit draws a frame only where something changed, and its animation frames wait for the last frame to
+          // be taken: a step that changed nothing would wait for ever. Each step changes a character drawn in no
+          // colour in the corner, so there is always a frame, and its picture is the page's own.
+          let tick = null, ticks = 0;
+          function touch() {
+            if (!tick) {
+              tick = document.createElement("div");
+              tick.setAttribute("aria-hidden", "true");
+              tick.style.cssText = "position:fixed;left:0;top:0;width:2px;height:2px;overflow:hidden;color:transparent;"
+                + "font:1px monospace;pointer-events:none;z-index:2147483647";
+              document.documentElement.appendChild(tick);
+            }
+            tick.textContent = ticks++ % 2 ? "." : ":";
+          }
+          const drawn = () => new Promise((done) => realRAF(() => realRAF(done)));
+          const pause = () => new Promise((done) => realSetTimeout(done, 100));
+          const channel = new MessageChannel(), queued = [];
+          channel.port1.onmessage = () => queued.shift()();
+          const task = () => new Promise((done) => { queued.push(done); channel.port2.postMessage(0); });
+          // The steps, asked for one after another until there are no more (204); a failed request is asked again.
+          async function steps() {
+            let after = -1;
+            for (;;) {
+              let answer;
+              try { answer = await realFetch(stepsFrom + "?after=" + after, { cache: "no-store" }); } catch (e) { await pause(); continue; }
+              if (answer.status === 204) return;
+              if (answer.status !== 200) { await pause(); continue; }
+              const step = await answer.json();
+              // A page started again mid-render: the frames before this one first, with their calls, undrawn, a task
+              // apart (as the render's steps are: what a step's promises do is done before the next one).
+              if (step.replay) {
+                for (let f = 0; f < step.frame; f++) {
+                  for (const [name, arg] of step.replay.calls[f] || []) if (window.__pc) window.__pc.call(0, name, arg === null ? undefined : arg);
+                  await ready(f);
+                  const ms = f * 1000 / step.replay.fps;
+                  if (ms > now || f === 0) advance(ms);
+                  touch();
+                  await task();
+                }
+              }
+              // The calls of the frame first, in the page's own task order; then the time moves.
+              for (const [name, arg] of step.calls) if (window.__pc) window.__pc.call(0, name, arg === null ? undefined : arg);
+              await ready(step.frame);
+              if (step.ms > now || step.frame === 0) advance(step.ms);
+              touch();
+              // The first animation frame draws the step; the second comes once that picture was taken.
+              await drawn();
+              report({ kind: "stepped", frame: step.frame });
+              after = step.frame;
+            }
+          }
+          window.__pcClock = { steps };
+          steps();
         })();
         </script>
         """
