@@ -300,10 +300,10 @@ final class PageProcess: @unchecked Sendable {
 
     /// Waits until frame `n` was handed over (`beginStep`). WPE WebKit 2.38 at times stops drawing a page for good
     /// (its animation frames never come again; seen about once in 300 steps with two pages or a busy machine, and
-    /// nothing sent to it from outside brought it back): a page that has not drawn its step for `stall` seconds is
+    /// nothing sent to it from outside brought it back): a page that has not drawn its step for `stall` seconds (a step takes 20–60 ms here) is
     /// started again, and replays the render's frames before this one without drawing them (`StepBoard`), which
     /// gives a page that runs on the scene's clock the same state. At most `attempts` times a step.
-    func waitForStep(_ n: Int64, timeout: Double, stall: Double = 2, attempts: Int = 3) throws(PageStepError) {
+    func waitForStep(_ n: Int64, timeout: Double, stall: Double = 1, attempts: Int = 3) throws(PageStepError) {
         var left = attempts
         do {
             try steps.wait(for: n, timeout: timeout, page: id, stall: stall) {

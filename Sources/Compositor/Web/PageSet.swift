@@ -13,9 +13,10 @@ final class PageSet: @unchecked Sendable {
         let server = PageServer(folder: folder)
         try server.start()
         self.server = server
-        // The viewport WebKit renders: the picture (a widget never outgrows it unless the picture grows).
-        let viewport = picture
         pages = widgets.map { w in
+            // The viewport WebKit renders: the picture (a widget never outgrows it unless the picture grows). A
+            // stepped page never changes size: its own size, and wpesrc copies no more than it.
+            let viewport = settings.sceneClockStart != nil ? (w.pageSize ?? picture) : picture
             let replay = PageReplay(data: w.config.data)
             var remote: String?
             if case .url(let url) = w.config.source { remote = url }
