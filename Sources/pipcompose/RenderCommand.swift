@@ -9,7 +9,7 @@ struct RenderCommand: ParsableCommand {
         discussion: """
         Frame n is drawn at scene time n ÷ fps and nothing is dropped: the encoder, not a clock, sets the pace. Clocks \
         show scene-derived time (--wall, plus the scene time), so two renders of a scene give the same pictures. \
-        Sound (--audio ticks, tone, tone:HZ) is drawn sample by sample on the same timeline. Web pages run on the \
+        Sound (--audio ticks, tone, tone:HZ, or music) is put on the same timeline to the sample. Web pages run on the \
         scene's clock: their Date, timers, animation frames and CSS animations move one frame a frame, and each \
         frame is taken once every page has drawn it. Video layers run on the wall clock: record those with \
         `run --record`.
@@ -34,7 +34,7 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "What clocks show at scene time 0: Unix seconds, ISO 8601, or 'now' (default: 2000-01-01T00:00:00Z, so a UTC clock shows the scene time).")
     var wall: String?
 
-    @Option(help: "Sound: none, ticks, tone or tone:HZ (default: the scene's).")
+    @Option(help: "Sound: none, ticks, tone, tone:HZ, or music: an audio file, a folder of them or a playlist (.m3u, .pls), played in order and looped (default: the scene's).")
     var audio: String?
 
     @Option(help: "Data changes on the timeline: a YAML or JSON list of {at: SECONDS (or frame: N), widget: ID, set: {PROPERTY: VALUE}} (as PATCH /v1/widgets/ID) or {at: …, widget: ID, call: NAME, data: VALUE} (a web page's function, as POST /v1/web/ID), each landing on its frame.")

@@ -105,7 +105,7 @@ extension EndToEnd {
 
         /// Refused before a frame is drawn, each with what to do, and nothing written over: a file that exists
         /// (unless --overwrite), an unknown extension, a file named twice, a folder that is not there, no file, a
-        /// zero duration, music, and a scene with a video layer.
+        /// zero duration, music that is not there, and a scene with a video layer.
         @Test func badRendersAreRefusedAndOverwriteNothing() throws {
             let dir = try TempDir()
             let scene = try timecodeScene(dir)
@@ -124,7 +124,7 @@ extension EndToEnd {
                 ([scene, "--duration", "1", "-o", "/nonexistent/x.mp4"], "does not exist or is not writable"),
                 ([scene, "--duration", "1"], "name a file to write"),
                 ([scene, "--duration", "0", "-o", dir.file("z.mp4")], "more than 0 seconds"),
-                ([scene, "--duration", "1", "--audio", dir.file("song.mp3"), "-o", dir.file("m.mp4")], "not music"),
+                ([scene, "--duration", "1", "--audio", dir.file("song.mp3"), "-o", dir.file("m.mp4")], "song.mp3"),
                 ([video, "--duration", "1", "-o", dir.file("w.mp4")], "widget 'layer' (video) runs on the wall clock"),
             ]
             for (args, message) in cases {
@@ -139,6 +139,52 @@ extension EndToEnd {
             let replaced = try tool([binary, "render", scene, "--duration", "1", "--overwrite", "-o", kept])
             let frames = try frameHashes(kept).count
             #expect(replaced.status == 0 && frames == 30, "\(replaced.err)")
+        }
+
+        /// Music in a render is decoded in order and put on the frames' timeline to the sample: a render's own ticks,
+        /// taken out to a WAV file and given back as `--audio FILE`, sit on the picture's seconds again (`probe --av`:
+        /// 0 within a millisecond); two renders with that music are the same sound; a render longer than the file has
+        /// sound to its end (the playlist loops).
+        @Test func musicIsOnTheFramesToTheSample() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let ticks = dir.file("ticks.mkv"), wav = dir.file("ticks.wav")
+            #expect(try tool([binary, "render", scene, "--duration", "4", "--audio", "ticks", "-o", ticks]).status == 0)
+            let taken = try tool(["ffmpeg", "-v", "error", "-i", ticks, "-vn", "-c:a", "pcm_s16le", wav])
+            #expect(taken.status == 0, "\(taken.err)")
+            var hashes: [String] = []
+            for name in ["one.mkv", "two.mkv"] {
+                let file = dir.file(name)
+                let r = try tool([binary, "render", scene, "--duration", "4", "--audio", wav, "-o", file])
+                #expect(r.status == 0 && r.out.contains("120 frames"), "\(r.out)\(r.err)")
+                let (av, _, out) = try probeAV([file, "--reference", scene])
+                try expectAVOffset(try #require(av, "\(out)"), 0, file, atLeast: 3)
+                let sound = try tool(["ffmpeg", "-v", "error", "-i", file, "-map", "0:a:0", "-f", "md5", "-"])
+                hashes.append(sound.out)
+            }
+            #expect(hashes[0] == hashes[1] && hashes[0].hasPrefix("MD5="), "\(hashes)")
+            // Longer than the file: it plays again from its start, the sound as long as the picture.
+            let looped = dir.file("looped.mkv")
+            #expect(try tool([binary, "render", scene, "--duration", "10", "--audio", wav, "-o", looped]).status == 0)
+            let length = try tool(["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts_time",
+                                   "-of", "csv=p=0", looped]).out.split(separator: "\n").compactMap { Double($0) }.max() ?? 0
+            #expect(length > 9.9, "the sound ends at \(length) s")
+        }
+
+        /// A file that fails mid-render (a full disk: a file that is `/dev/full`) is dropped and named, and never holds
+        /// the render up: the file beside it is finished whole (ffmpeg decodes all 90 frames), the exit status says the
+        /// render failed.
+        @Test func aFileThatFailsLeavesTheOthersWhole() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let full = dir.file("full.mkv"), good = dir.file("good.mkv")
+            try FileManager.default.createSymbolicLink(atPath: full, withDestinationPath: "/dev/full")
+            let r = try tool([binary, "render", scene, "--duration", "3", "--audio", "ticks", "--overwrite", "-o", full, "-o", good])
+            #expect(r.status != 0 && r.err.contains("could not finish \(full)") && r.err.contains("No space left")
+                    && r.err.contains("written whole: \(good)"), "\(r.out)\(r.err)")
+            #expect(try frameHashes(good).count == 90)
+            let (av, _, out) = try probeAV([good])
+            try expectAVOffset(try #require(av, "\(out)"), 0, good, atLeast: 2)
         }
     }
 }

@@ -40,13 +40,21 @@ public final class MusicPlayer: AudioSignal, @unchecked Sendable {
     private var _gapFrames: Int64 = 0
     private var _failed: [String] = []
 
+    /// A render's player: `fill` waits for the decoder instead of sending silence (a render runs faster than the
+    /// music plays), up to `waitLimit` seconds for a chunk.
+    private let waits: Bool
+    private let waitLimit: Double
+
     private let queue = DispatchQueue(label: "music")
     private var decoder: MusicDecoder?
     private var failuresInARow = 0
 
     public init(files: [AudioFile], template: PipelineTemplate, warn: @escaping @Sendable (String) -> Void,
+                waitsForDecoder: Bool = false, waitLimit: Double = 10,
                 onTrack: @escaping @Sendable (NowPlaying) -> Void) {
         precondition(!files.isEmpty, "a playlist holds at least one file")
+        waits = waitsForDecoder
+        self.waitLimit = waitLimit
         self.files = files
         self.template = template
         self.warn = warn
@@ -83,6 +91,13 @@ public final class MusicPlayer: AudioSignal, @unchecked Sendable {
                 var limit = want - filled
                 if let s = starts.first { limit = min(limit, Int(s.frame - framesOut)) }
                 let got = ring.read(into: UnsafeMutableBufferPointer(rebasing: out[(filled * channels)..<((filled + limit) * channels)]))
+                if got == 0 && waits && !stopped && !gaveUp {
+                    // The decoder is behind (between files, or slower than the render): its next chunk is waited for.
+                    condition.broadcast()
+                    if condition.wait(until: Date().addingTimeInterval(waitLimit)) { continue }
+                    warn("audio: the decoder gave nothing for \(Int(waitLimit)) s; silence from here")
+                    gaveUp = true
+                }
                 guard got > 0 else { break }
                 framesOut += Int64(got)
                 filled += got

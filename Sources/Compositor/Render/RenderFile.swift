@@ -44,6 +44,8 @@ final class RenderFile: @unchecked Sendable {
     }
 
     var error: String? { lock.withLock { _error } }
+    /// Neither failed nor given up.
+    var isWriting: Bool { lock.withLock { _error == nil && !finished } }
 
     private func failed(_ message: String) {
         let first = lock.withLock { () -> Bool in

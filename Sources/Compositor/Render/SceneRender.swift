@@ -64,6 +64,8 @@ public final class SceneRender {
     private let warn: @Sendable (String) -> Void
     /// The cues' changes by the frame before which they apply, in the file's order.
     private var changes: [Int64: [(Renderer, Double) -> Void]] = [:]
+    /// The files of `--audio FILE` (a file, a folder, a playlist), played in order from the start and looped.
+    private var music: [AudioFile]?
     /// The cues' calls of web pages by the frame they show in, in the file's order.
     private var calls: [Int64: [Cue]] = [:]
 
@@ -86,9 +88,8 @@ public final class SceneRender {
             throw Refusal(description: "widget '\(id)': \(why); or record the scene in real time with "
                           + "`pipcompose run SCENE --record FILE --duration \(settings.duration)`")
         }
-        if case .music = settings.audio {
-            throw Refusal(description: "render draws ticks or a tone (--audio ticks, tone, tone:HZ), not music yet; "
-                          + "record music in real time with `pipcompose run --audio FILE --record FILE`")
+        if case .music(let source) = settings.audio {
+            do { music = try Playlist.load(source, warn: warn) } catch { throw Refusal(description: "\(error)") }
         }
         for cue in settings.cues {
             let frame = cue.frame(fps: settings.fps)
@@ -142,12 +143,19 @@ public final class SceneRender {
         }
     }
 
-    /// The sound drawn for the render, nil for none.
-    private var signal: (any AudioSignal)? {
+    /// The sound drawn for the render, nil for none: ticks or a tone drawn sample by sample, or the music decoded in
+    /// order (the render waits for the decoder, never sends silence in its place).
+    private func makeSignal() throws -> (any AudioSignal)? {
         switch settings.audio {
-        case .ticks: TickSignal(rate: AudioTrack.rate)
-        case .tone(let hz): ToneSignal(rate: AudioTrack.rate, hz: hz)
-        case .none, .music: nil
+        case .ticks: return TickSignal(rate: AudioTrack.rate)
+        case .tone(let hz): return ToneSignal(rate: AudioTrack.rate, hz: hz)
+        case .none: return nil
+        case .music:
+            guard let music else { return nil }
+            let player = MusicPlayer(files: music, template: try PipelineTemplate.load("decode-audio"), warn: warn,
+                                     waitsForDecoder: true, onTrack: { _ in })
+            player.start()
+            return player
         }
     }
 
@@ -158,11 +166,14 @@ public final class SceneRender {
         var files: [RenderFile]
     }
 
-    /// Draws and encodes every frame; `progress(frame, of)` after each one. Throws when a file cannot be written
-    /// (the other files are still finished as far as they got). A file named `FILE@WxH` takes the scene laid out for
+    /// Draws and encodes every frame; `progress(frame, of)` after each one. Throws when a file could not be written
+    /// whole, naming it; the other files are finished whole all the same (a file that fails is dropped from the
+    /// render, never holds it up). A file named `FILE@WxH` takes the scene laid out for
     /// that size, drawn at the same scene times (a rendition, as `run` has them), with the cues at the same frames.
     public func run(progress: (Int64, Int64) -> Void = { _, _ in }) throws -> Summary {
         let s = settings, started = Date()
+        let signal = try makeSignal()
+        defer { (signal as? MusicPlayer)?.stop() }
         var pictures: [PixelSize: Picture] = [:], order: [PixelSize] = []
         var files: [RenderFile] = []
         defer { files.forEach { $0.abandon() } }
@@ -213,15 +224,25 @@ public final class SceneRender {
                 for apply in changes[n] ?? [] { apply(picture.renderer, media) }
                 let (buffer, _) = try picture.producer.produce(picture.renderer, at: time)
                 buffer.stamp(pts: pts, duration: clock.time(ofFrame: n + 1) - pts)
-                for f in picture.files { try f.push(buffer) }
+                // A file that fails (a full disk) is left as far as it got (`mend` mends it); the others go on.
+                for f in picture.files where f.isWriting {
+                    do { try f.push(buffer) } catch {
+                        warn("\(error); the other files go on")
+                        f.abandon()
+                    }
+                }
             }
             progress(n + 1, s.frames)
+            guard files.contains(where: \.isWriting) else { break }
         }
         try sound?.finish()
         var failed: [String] = []
-        for f in files where !f.finish() { failed.append(f.path) }
+        for f in files where !(f.isWriting && f.finish()) { failed.append(f.path) }
         if !failed.isEmpty {
-            throw Refusal(description: "could not finish \(failed.joined(separator: ", ")): " + files.compactMap(\.error).joined(separator: "; "))
+            let whole = files.map(\.path).filter { !failed.contains($0) }
+            throw Refusal(description: "could not finish \(failed.joined(separator: ", ")): "
+                          + files.compactMap(\.error).joined(separator: "; ")
+                          + (whole.isEmpty ? "" : "; written whole: \(whole.joined(separator: ", "))"))
         }
         return Summary(frames: s.frames, sceneSeconds: Double(s.frames) / Double(s.fps),
                        seconds: Date().timeIntervalSince(started))
