@@ -20,6 +20,32 @@ private func hue(_ frame: [UInt8], _ x: Int, _ y: Int, width: Int) -> String {
     return "\(p)"
 }
 
+/// A 320x180 scene of one page: a red box its CSS animation moves `distance` px in `seconds`, a green bar
+/// `setInterval` makes `barStep` px longer every 100 ms, and `update({bg})` colouring the page; with cues that call
+/// `update` (blue) at `cueAt` seconds. The scene's path and the cues'.
+private func movingPage(_ dir: TempDir, seconds: Int, distance: Int, barStep: Int, cueAt: Double) throws -> (String, String) {
+    _ = try dir.write("page.html", """
+    <!doctype html><html><head><style>
+    html,body{margin:0;background:#000;overflow:hidden}
+    #box{position:absolute;top:50px;left:0;width:20px;height:20px;background:#f00;animation:move \(seconds)s linear}
+    @keyframes move{from{left:0}to{left:\(distance)px}}
+    #bar{position:absolute;top:0;left:0;height:20px;width:0;background:#0f0}
+    </style></head><body><div id="box"></div><div id="bar"></div><script>
+    let count = 0;
+    setInterval(() => { count++; document.getElementById("bar").style.width = (count * \(barStep)) + "px"; }, 100);
+    function update(d) { document.documentElement.style.background = JSON.parse(d).bg; }
+    </script></body></html>
+    """)
+    let scene = try dir.write("page.yaml", """
+    size: 320x180
+    fps: 30
+    widgets:
+      - {id: page, type: web, source: page.html, place: fill}
+    """)
+    let cues = try dir.write("cues.yaml", "- {at: \(cueAt), widget: page, call: update, data: {bg: \"#0000ff\"}}\n")
+    return (scene, cues)
+}
+
 extension EndToEnd {
     /// `pipcompose render` of a web page (issue 51): the page runs on the scene's clock, one frame a frame.
     @Suite(.serialized) struct RenderWebTests {
@@ -34,25 +60,7 @@ extension EndToEnd {
         /// - the call shows first in frame 45, in the main file and in the rendition.
         @Test func aPageRendersOnTheSceneClockTheSameEveryTime() throws {
             let dir = try TempDir()
-            _ = try dir.write("page.html", """
-            <!doctype html><html><head><style>
-            html,body{margin:0;background:#000;overflow:hidden}
-            #box{position:absolute;top:50px;left:0;width:20px;height:20px;background:#f00;animation:move 2s linear}
-            @keyframes move{from{left:0}to{left:200px}}
-            #bar{position:absolute;top:0;left:0;height:20px;width:0;background:#0f0}
-            </style></head><body><div id="box"></div><div id="bar"></div><script>
-            let count = 0;
-            setInterval(() => { count++; document.getElementById("bar").style.width = (count * 10) + "px"; }, 100);
-            function update(d) { document.documentElement.style.background = JSON.parse(d).bg; }
-            </script></body></html>
-            """)
-            let scene = try dir.write("page.yaml", """
-            size: 320x180
-            fps: 30
-            widgets:
-              - {id: page, type: web, source: page.html, place: fill}
-            """)
-            let cues = try dir.write("cues.yaml", "- {at: 1.5, widget: page, call: update, data: {bg: \"#0000ff\"}}\n")
+            let (scene, cues) = try movingPage(dir, seconds: 2, distance: 200, barStep: 10, cueAt: 1.5)
             var hashes: [[String]] = []
             for name in ["one", "two"] {
                 let r = try tool([binary, "render", scene, "--duration", "2", "--cues", cues, "-o", dir.file(name + ".mkv"),
@@ -112,25 +120,7 @@ extension EndToEnd {
         /// pictures as a render where nothing happened.
         @Test func aPageStartedAgainMidRenderReplaysToTheSamePictures() throws {
             let dir = try TempDir()
-            _ = try dir.write("page.html", """
-            <!doctype html><html><head><style>
-            html,body{margin:0;background:#000;overflow:hidden}
-            #box{position:absolute;top:50px;left:0;width:20px;height:20px;background:#f00;animation:move 6s linear}
-            @keyframes move{from{left:0}to{left:300px}}
-            #bar{position:absolute;top:0;left:0;height:20px;width:0;background:#0f0}
-            </style></head><body><div id="box"></div><div id="bar"></div><script>
-            let count = 0;
-            setInterval(() => { count++; document.getElementById("bar").style.width = (count * 5) + "px"; }, 100);
-            function update(d) { document.documentElement.style.background = JSON.parse(d).bg; }
-            </script></body></html>
-            """)
-            let scene = try dir.write("page.yaml", """
-            size: 320x180
-            fps: 30
-            widgets:
-              - {id: page, type: web, source: page.html, place: fill}
-            """)
-            let cues = try dir.write("cues.yaml", "- {at: 0.5, widget: page, call: update, data: {bg: \"#0000ff\"}}\n")
+            let (scene, cues) = try movingPage(dir, seconds: 6, distance: 300, barStep: 5, cueAt: 0.5)
             let clean = try tool([binary, "render", scene, "--duration", "6", "--cues", cues, "-o", dir.file("clean.mkv")])
             #expect(clean.status == 0, "\(clean.out)\(clean.err)")
             let p = try LiveProcess(binary, ["render", scene, "--duration", "6", "--cues", cues, "-o", dir.file("killed.mkv")])

@@ -240,8 +240,7 @@ final class PageProcess: @unchecked Sendable {
         }
     }
 
-    /// `call`, waiting on the caller's thread (a render's, which has nothing else to do meanwhile).
-    func callWaiting(_ name: String, _ argument: String?, timeout: Double) -> CallOutcome {
+    private func callWaiting(_ name: String, _ argument: String?, timeout: Double) -> CallOutcome {
         let done = DispatchSemaphore(value: 0)
         /// `@unchecked Sendable`: written before `done` is signalled, read after the wait.
         final class Box: @unchecked Sendable { var outcome = CallOutcome.noAnswer }
@@ -290,19 +289,18 @@ final class PageProcess: @unchecked Sendable {
         return queue.sync { lastFrame != nil }
     }
 
-    /// On the scene's clock: moves the page to frame `n` (`ms` scene milliseconds) and waits until its picture of
-    /// that moment is in `frames`.
-    /// (`beginStep` asks; `steps.wait(for:)` waits: several pages step at once.)
-    /// The page's functions in `calls` are called first, in order, in the same task as the step.
+    /// On the scene's clock: the page is to move to frame `n` (`ms` scene milliseconds), calling the functions in
+    /// `calls` first, in order, in the same task. `waitForStep` waits for its picture: several pages step at once.
     func beginStep(_ n: Int64, ms: Double, calls: [(name: String, argument: String?)] = []) {
         board.post(frame: n, ms: ms, calls: calls)
     }
 
-    /// Waits until frame `n` was handed over (`beginStep`). WPE WebKit 2.38 at times stops drawing a page for good
-    /// (its animation frames never come again; seen about once in 300 steps with two pages or a busy machine, and
-    /// nothing sent to it from outside brought it back): a page that has not drawn its step for `stall` seconds (a step takes 20–60 ms here) is
-    /// started again, and replays the render's frames before this one without drawing them (`StepBoard`), which
-    /// gives a page that runs on the scene's clock the same state. At most `attempts` times a step.
+    /// Waits until the picture of frame `n` is in `frames` (`beginStep`). WPE WebKit 2.38 at times stops drawing a
+    /// page for good (its animation frames never come again; seen about once in 300 steps with two pages or a busy
+    /// machine, and nothing sent to it from outside brought it back): a page that has not drawn its step for `stall`
+    /// seconds (a step takes 20–60 ms here), or whose process ended, is started again, and replays the render's
+    /// frames before this one without drawing them (`StepBoard`), which gives a page on the scene's clock the same
+    /// state. At most `attempts` times a step.
     func waitForStep(_ n: Int64, timeout: Double, stall: Double = 1, attempts: Int = 3) throws(PageStepError) {
         var left = attempts
         do {
@@ -333,9 +331,6 @@ final class PageProcess: @unchecked Sendable {
             launch()
         }
     }
-
-    /// Writes a command line to the running launch's process.
-    private func send(_ line: String) { queue.async { [self] in process?.send(line) } }
 
     /// Loads the page again in its frame (its scripts start over; the process stays).
     func reload() {
@@ -447,7 +442,10 @@ final class PageProcess: @unchecked Sendable {
                 let message = try? JSONDecoder().decode([String: JSONValue].self, from: Data(payload.prefix(h.a)))
                 if let e = message?.text("error") { queue.async { [self] in if g == generation { childError = e } } }
                 if let uri = message?.text("uri") { queue.async { [self] in if g == generation { shows(uri) } } }
-                if case .number(let n)? = message?["grabbed"], g == generation { steps.grabbed(Int64(n)) }
+                // (After the picture it follows, which is in `frames` already.)
+                if case .number(let n)? = message?["grabbed"] {
+                    queue.async { [self] in if g == generation { steps.grabbed(Int64(n)) } }
+                }
                 if case .number(let n)? = message?["handed"] {
                     queue.async { [self] in if g == generation { handed = UInt64(max(0, n)) } }
                 }
