@@ -74,7 +74,10 @@ for i in range(CALLS):
         sys.exit(f"call {i} for frame {frame} refused: {status} {answer}")
     asked.append(frame)
     # The next call once this one's frame has passed (each change shows in a frame of its own).
+    deadline = time.time() + 30
     while api("GET", "/v1/status")[1]["frame"] < frame + 3:
+        if time.time() > deadline:
+            sys.exit(f"the run did not reach frame {frame + 3} within 30 s")
         time.sleep(0.02)
 run.stdin.close()
 run.send_signal(2)
