@@ -72,7 +72,24 @@ TEST_PACKAGES=(
     # the NATs of the network-namespace test (masquerade, fully-random)
     nftables
     iproute2
+    # a WebRTC stack that is not ours (aiortc, from PyPI) for the WHEP tests, in a venv of its own (below)
+    python3-venv
 )
+
+# aiortc and its pinned version, installed from PyPI into this venv (it sees Debian's python3-gi too).
+TEST_VENV=/opt/pipcompose-test-venv
+AIORTC=aiortc==1.16.0
+
+# Installs aiortc into TEST_VENV unless it is there already (quiet when it is).
+test_venv() {
+    if "$TEST_VENV/bin/python" -c 'import aiortc, sys; sys.exit(aiortc.__version__ != "'"${AIORTC#aiortc==}"'")' 2>/dev/null; then
+        return 0
+    fi
+    echo "setup (test): installing $AIORTC into $TEST_VENV"
+    $SUDO rm -rf "$TEST_VENV"
+    $SUDO /usr/bin/python3 -m venv --system-site-packages "$TEST_VENV"
+    $SUDO "$TEST_VENV/bin/pip" install -q --disable-pip-version-check "$AIORTC"
+}
 
 case "$PURPOSE" in
     run) PACKAGES=("${RUN_PACKAGES[@]}") ;;
@@ -88,12 +105,14 @@ for p in "${PACKAGES[@]}"; do
     fi
 done
 
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
 if [ "${#missing[@]}" -eq 0 ]; then
+    if [ "$PURPOSE" = test ]; then test_venv; fi
     exit 0
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "setup ($PURPOSE): installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
@@ -105,4 +124,5 @@ if [ -d /run/systemd/system ]; then
         if printf '%s\n' "${missing[@]}" | grep -qx "$unit"; then $SUDO systemctl disable --now "$unit" >/dev/null 2>&1 || true; fi
     done
 fi
+if [ "$PURPOSE" = test ]; then test_venv; fi
 echo "setup ($PURPOSE): done"

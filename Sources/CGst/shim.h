@@ -126,6 +126,19 @@ static inline void cgst_webrtc_set_description(GstElement *webrtc, const gchar *
 static inline void cgst_webrtc_create_answer(GstElement *webrtc, GstPromise *promise) {
     g_signal_emit_by_name(webrtc, "create-answer", NULL, promise);
 }
+static inline void cgst_webrtc_create_offer(GstElement *webrtc, GstPromise *promise) {
+    g_signal_emit_by_name(webrtc, "create-offer", NULL, promise);
+}
+// "add-transceiver": a transceiver of the given direction whose codec preferences are `caps` (the caller's reference
+// stays the caller's); the transceiver webrtcbin returns is dropped at once (webrtcbin keeps its own).
+static inline gboolean cgst_webrtc_add_transceiver(GstElement *webrtc, GstWebRTCRTPTransceiverDirection direction,
+                                                   GstCaps *caps) {
+    GstWebRTCRTPTransceiver *transceiver = NULL;
+    g_signal_emit_by_name(webrtc, "add-transceiver", direction, caps, &transceiver);
+    if (transceiver == NULL) return FALSE;
+    gst_object_unref(transceiver);
+    return TRUE;
+}
 
 // GstWebRTCNice's "add-local-ip-address" action signal (variadic emit): ICE then gathers on those addresses only.
 static inline gboolean cgst_webrtc_ice_add_local_ip(gpointer ice, const gchar *address) {

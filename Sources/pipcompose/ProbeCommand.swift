@@ -7,8 +7,9 @@ struct ProbeCommand: ParsableCommand {
         commandName: "probe",
         abstract: "Decode a stream and measure it by its timecode strip: fps, latency, drops, freezes, picture fidelity.",
         discussion: """
-        URL: rtsp://… (TCP or UDP), rtmp://…, srt://…, file://… or a path, an .sdp file describing plain RTP (what
-        run --push rtp://… sends; deploy/janus/pipcompose.sdp), or any URI GStreamer opens. The source
+        URL: rtsp://… (TCP or UDP), rtmp://…, srt://…, whep+http://… or whep+https://… (WebRTC from a WHEP
+        server: pipcompose's /v1/whep or any other; H.264 or VP8, Opus with --av), file://… or a path, an .sdp file
+        describing plain RTP (what run --push rtp://… sends; deploy/janus/pipcompose.sdp), or any URI GStreamer opens. The source
         must carry a `timecode` widget (docs/TIMECODE.md) for latency and drops; without one, fps and decode
         figures are still reported. Latency = wall clock when a frame is decoded − the time written in its strip
         (both machines' clocks must agree when they differ). With --reference SCENE, every decoded picture is compared
@@ -65,6 +66,11 @@ struct ProbeCommand: ParsableCommand {
 
     @OptionGroup var metricsOptions: MetricsOptions
 
+    @Option(help: "With whep+http(s)://: the WHEP server's bearer token (pipcompose's control token or a watch link's; prefer PIPCOMPOSE_WHEP_TOKEN: options show in ps).")
+    var whepToken: String?
+
+    @OptionGroup var ice: IceOptions
+
     func validate() throws {
         guard warmup >= 0 && warmup.isFinite else { throw ValidationError("--warmup must be 0 or more seconds") }
         guard timeout > 0 && timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
@@ -73,6 +79,11 @@ struct ProbeCommand: ParsableCommand {
         guard corruptBelow > 0 && corruptBelow <= 1 else { throw ValidationError("--corrupt-below must be in (0, 1]") }
         if let maxCorrupt, maxCorrupt < 0 { throw ValidationError("--max-corrupt must be 0 or more") }
         if maxCorrupt != nil && reference == nil { throw ValidationError("--max-corrupt needs --reference SCENE") }
+        let whep = url.lowercased().hasPrefix("whep+")
+        if !whep && (whepToken != nil || !ice.iceServer.isEmpty) {
+            throw ValidationError("--whep-token and --ice-server are for a WHEP source (whep+http://HOST/PATH)")
+        }
+        if ice.icePublicIp != nil { throw ValidationError("--ice-public-ip is for run --webrtc, not for the probe") }
         if let report {
             let dir = URL(fileURLWithPath: report).deletingLastPathComponent().path
             guard FileManager.default.isWritableFile(atPath: dir) else {
@@ -93,6 +104,8 @@ struct ProbeCommand: ParsableCommand {
         run.maxLatencyMs = maxLatencyMs
         run.maxDrops = maxDrops
         run.maxCorrupt = maxCorrupt
+        run.webrtc = WHEPClient.Options(token: whepToken ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_WHEP_TOKEN"],
+                                        ice: try ice.settings())
         if let reference {
             do {
                 let scene = reference == "demo" ? DemoScene.load() : try SceneLoader.load(path: reference)

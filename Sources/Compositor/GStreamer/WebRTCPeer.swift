@@ -55,23 +55,7 @@ final class WebRTCPeer: @unchecked Sendable {
                 ghosts.append((ghost, link.tee))
             }
         }
-        // STUN and TURN: webrtcbin takes one of each; a TURN login of its own for this viewer.
-        if let stun = ice.servers.first(where: { !$0.isTURN }) {
-            gst_util_set_object_arg(cgst_gobject(webrtc), "stun-server", stun.gstURI())
-        }
-        if let turn = ice.servers.first(where: \.isTURN), let login = ice.turnLogin(label: "pipcompose-\(name)") {
-            gst_util_set_object_arg(cgst_gobject(webrtc), "turn-server", turn.gstURI(user: login.user, password: login.password))
-        }
-        if let ice = cgst_object_get_pointer(UnsafeMutableRawPointer(webrtc), "ice-agent") {
-            for a in addresses { _ = cgst_webrtc_ice_add_local_ip(ice, a) }
-            // No UPnP: a server does not ask routers to open ports, and libnice's UPnP (on by default) makes every
-            // gathering wait out its timeout and multicast SSDP searches for each viewer.
-            if let agent = cgst_object_get_pointer(ice, "agent") {
-                gst_util_set_object_arg(cgst_gobject(agent), "upnp", "false")
-                g_object_unref(agent)
-            }
-            g_object_unref(ice)
-        }
+        WebRTCSignaling(name: name, webrtc: webrtc).configureICE(ice, addresses: addresses, label: "pipcompose-\(name)")
         // Into the running pipeline, playing; fed from the tees once the offer is answered (`answer`).
         gst_bin_add(cgst_bin(pipeline), bin)
         _ = gst_element_sync_state_with_parent(bin)
@@ -103,58 +87,15 @@ final class WebRTCPeer: @unchecked Sendable {
     /// Sets the remote offer, creates and sets the answer, waits for ICE gathering to complete (non-trickle: the
     /// candidates are in the answer), hangs the viewer on the stream, and returns the answer's text.
     func answer(offer text: String, gatherTimeout: TimeInterval) throws(GstError) -> String {
-        var sdp: UnsafeMutablePointer<GstSDPMessage>?
-        guard gst_sdp_message_new_from_text(text, &sdp) == GST_SDP_OK, let sdp else {
-            throw GstError(element: name, message: "the offer is not SDP GStreamer can read")
-        }
-        guard let offer = gst_webrtc_session_description_new(GST_WEBRTC_SDP_TYPE_OFFER, sdp) else {
-            throw GstError(element: name, message: "cannot use the offer")
-        }
-        defer { gst_webrtc_session_description_free(offer) }
-        try wait("set-remote-description") { cgst_webrtc_set_description(webrtc, "set-remote-description", offer, $0) }?.release()
-        guard let reply = try wait("create-answer", { cgst_webrtc_create_answer(webrtc, $0) }) else {
-            throw GstError(element: name, message: "webrtcbin made no answer for this offer")
-        }
-        guard let value = gst_structure_get_value(reply.structure, "answer"),
-              let answer = g_value_get_boxed(value).map({ $0.assumingMemoryBound(to: GstWebRTCSessionDescription.self) })
-        else {
-            reply.release()
-            throw GstError(element: name, message: "webrtcbin made no answer for this offer")
-        }
-        let ours = gst_webrtc_session_description_copy(answer)!
-        defer { gst_webrtc_session_description_free(ours) }
-        reply.release()
-        // Gathering starts with the local description; wait for it to complete (a few hundred ms on a host).
-        let gathered = DispatchSemaphore(value: 0)
-        let handler = Signals.connect(UnsafeMutableRawPointer(webrtc), "notify::ice-gathering-state") { [webrtc] _, _ in
-            if cgst_object_get_enum(UnsafeMutableRawPointer(webrtc), "ice-gathering-state")
-                == Int32(GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE.rawValue) { gathered.signal() }
-        }
-        defer { g_signal_handler_disconnect(UnsafeMutableRawPointer(webrtc), handler) }
-        try wait("set-local-description") { cgst_webrtc_set_description(webrtc, "set-local-description", ours, $0) }?.release()
-        if cgst_object_get_enum(UnsafeMutableRawPointer(webrtc), "ice-gathering-state")
-            != Int32(GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE.rawValue),
-           gathered.wait(timeout: .now() + gatherTimeout) == .timedOut {
-            throw GstError(element: name, message: "ICE gathering did not complete within \(Int(gatherTimeout)) s (no usable local address?)")
-        }
-        guard let local = cgst_object_get_pointer(UnsafeMutableRawPointer(webrtc), "local-description")?
-            .assumingMemoryBound(to: GstWebRTCSessionDescription.self) else {
-            throw GstError(element: name, message: "no local description after gathering")
-        }
-        defer { gst_webrtc_session_description_free(local) }
-        guard let textPointer = gst_sdp_message_as_text(local.pointee.sdp) else {
-            throw GstError(element: name, message: "cannot write the answer")
-        }
-        defer { g_free(textPointer) }
+        let signaling = WebRTCSignaling(name: name, webrtc: webrtc)
+        try signaling.setRemote(GST_WEBRTC_SDP_TYPE_OFFER, sdp: text)
+        let answer = try signaling.describeLocally(offering: false, gatherTimeout: gatherTimeout)
         try feed()
-        return String(cString: textPointer)
+        return answer
     }
 
     /// The connection state as webrtcbin names it: new, connecting, connected, disconnected, failed, closed.
-    var connectionState: String {
-        let v = cgst_object_get_enum(UnsafeMutableRawPointer(webrtc), "connection-state")
-        return ["new", "connecting", "connected", "disconnected", "failed", "closed"][Int(max(0, min(5, v)))]
-    }
+    var connectionState: String { WebRTCSignaling(name: name, webrtc: webrtc).connectionState }
 
     /// Calls `handler` (on a GStreamer thread) with each new connection state.
     func onConnectionState(_ handler: @escaping (String) -> Void) {
@@ -219,50 +160,4 @@ final class WebRTCPeer: @unchecked Sendable {
         gst_object_unref(UnsafeMutableRawPointer(webrtc))
         gst_object_unref(UnsafeMutableRawPointer(pipeline))
     }
-
-    /// A promise's reply, owned until `release()`.
-    private struct Reply {
-        let promise: UnsafeMutablePointer<GstPromise>
-        var structure: UnsafePointer<GstStructure>
-        func release() { gst_promise_unref(promise) }
-    }
-
-    /// Emits an action with a new promise and waits for it, at most `timeout` seconds (then the promise is
-    /// interrupted: a webrtcbin that never answers cannot hold the signaling queue); a reply with an `error` field
-    /// is thrown.
-    private func wait(_ what: String, timeout: TimeInterval = 10,
-                      _ emit: (UnsafeMutablePointer<GstPromise>) -> Void) throws(GstError) -> Reply? {
-        let changed = Unmanaged.passRetained(PromiseSignal()).toOpaque()
-        let onChange: @convention(c) (UnsafeMutablePointer<GstPromise>?, gpointer?) -> Void = { _, data in
-            if let data { Unmanaged<PromiseSignal>.fromOpaque(data).takeUnretainedValue().done.signal() }
-        }
-        let release: @convention(c) (gpointer?) -> Void = { data in
-            if let data { Unmanaged<PromiseSignal>.fromOpaque(data).release() }
-        }
-        let promise = gst_promise_new_with_change_func(onChange, changed, release)!
-        emit(promise)
-        if Unmanaged<PromiseSignal>.fromOpaque(changed).takeUnretainedValue().done.wait(timeout: .now() + timeout) == .timedOut {
-            gst_promise_interrupt(promise)
-        }
-        let result = gst_promise_wait(promise)
-        guard result == GST_PROMISE_RESULT_REPLIED else {
-            gst_promise_unref(promise)
-            throw GstError(element: name, message: "\(what) was not answered")
-        }
-        guard let reply = gst_promise_get_reply(promise) else {
-            gst_promise_unref(promise)
-            return nil
-        }
-        if let value = gst_structure_get_value(reply, "error"), let e = g_value_get_boxed(value) {
-            let message = String(cString: e.assumingMemoryBound(to: GError.self).pointee.message)
-            gst_promise_unref(promise)
-            throw GstError(element: name, message: "\(what): \(message)")
-        }
-        return Reply(promise: promise, structure: reply)
-    }
-}
-
-/// What a promise's change function signals (it may run on any thread, or after the waiter gave up).
-private final class PromiseSignal {
-    let done = DispatchSemaphore(value: 0)
 }

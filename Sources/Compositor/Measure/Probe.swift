@@ -1,3 +1,4 @@
+import CGst
 import Foundation
 
 /// Decodes a stream and reads the timecode strip of every frame into `ProbeStats`.
@@ -41,6 +42,9 @@ public final class Probe: @unchecked Sendable {
     private var audioSink: AppSink?
     private var ticks = TickDetector()
     private var av: AVSyncStats
+    /// A WHEP source's signaling (`whep+http://…`): offered once the pipeline plays, ended at `stop()`.
+    private let webrtc: WHEPClient.Options
+    private var whep: WHEPClient?
 
     /// `now`: wall clock in milliseconds since 1970 (injected for tests of the bookkeeping).
     /// `keepSeconds`: finished seconds kept for `snapshot()` (a soak needs only the last few).
@@ -51,10 +55,11 @@ public final class Probe: @unchecked Sendable {
     /// starts its rtspsrc flowing.
     public init(url: String, transport: Transport = .tcp, jitterBufferMs: Int = 0, sound: Bool = false, warmupMs: Double = 1000,
                 keepSeconds: Int = 86_400, reference: ReferencePicture? = nil, corruptBelow: Double = 0.9,
-                compareEvery: Int = 1,
+                compareEvery: Int = 1, webrtc: WHEPClient.Options = WHEPClient.Options(),
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 * 1000 }) throws {
         self.url = url
         self.now = now
+        self.webrtc = webrtc
         let (text, live) = try Self.launch(for: url, transport: transport, jitterBufferMs: jitterBufferMs, sound: sound)
         launch = text
         isLive = live
@@ -90,6 +95,9 @@ public final class Probe: @unchecked Sendable {
                 return (try PipelineTemplate.load("probe-rtsp").render([
                     "location": PipelineTemplate.quoted(url), "protocols": transport.rawValue,
                     "latency": String(jitterBufferMs), "buffer_mode": sound ? "none" : "auto"], audio: sound), true)
+            }
+            if WHEPClient.endpoint(of: url) != nil {
+                return (try PipelineTemplate.load("probe-whep").render(["latency": String(jitterBufferMs)], audio: sound), true)
             }
             if scheme == "rtmp" || scheme == "rtmps" {
                 return (try PipelineTemplate.load("probe-rtmp").render(["location": PipelineTemplate.quoted(url)], audio: sound), true)
@@ -138,6 +146,12 @@ public final class Probe: @unchecked Sendable {
                 }
             }
         }
+        if let endpoint = WHEPClient.endpoint(of: url), let element = pipeline.element(named: "src") {
+            defer { gst_object_unref(UnsafeMutableRawPointer(element)) }
+            do { whep = try WHEPClient(endpoint: endpoint, webrtc: element, sound: hearing, options: webrtc) } catch {
+                throw Invalid(description: error.description)
+            }
+        }
         if isLive {
             let t = now()
             lock.withLock { stats.startedMs = t }
@@ -157,7 +171,15 @@ public final class Probe: @unchecked Sendable {
             _ = pipeline.stop(drain: false, timeout: 1)
             throw error
         }
+        // WHEP: the offer is made by the playing webrtcbin; the join time counts from before it.
+        do { try whep?.connect() } catch {
+            _ = pipeline.stop(drain: false, timeout: 1)
+            throw Invalid(description: error.description)
+        }
     }
+
+    /// What a WebRTC source's connection got to (ICE's state, the candidates each side offered); nil for others.
+    public var connectionDiagnosis: String? { whep?.diagnosis }
 
     private func sample(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
         let wall = isLive ? now() : 0
@@ -280,6 +302,7 @@ public final class Probe: @unchecked Sendable {
 
     /// Tears the pipeline down (no EOS to drain: nothing is written).
     public func stop() {
+        whep?.end()
         _ = pipeline.stop(drain: false, timeout: 2)
         comparer?.finish()
         end(nil)

@@ -23,6 +23,8 @@ public struct ProbeRun {
     public var maxCorrupt: Int?
     /// Where the figures are exported each second while the run lasts (`--metrics`).
     public var metrics: ProbeMetrics?
+    /// A WHEP source's token and STUN/TURN servers.
+    public var webrtc = WHEPClient.Options()
 
     public init(url: String) { self.url = url }
 
@@ -37,7 +39,7 @@ public struct ProbeRun {
         let probe: Probe
         do {
             probe = try Probe(url: url, transport: transport, jitterBufferMs: jitterBufferMs, sound: sound, warmupMs: warmup * 1000,
-                              reference: reference?.picture, corruptBelow: corruptBelow)
+                              reference: reference?.picture, corruptBelow: corruptBelow, webrtc: webrtc)
             try probe.start()
         } catch { throw Failure(description: "cannot probe \(url): \(error)") }
         let started = Date()
@@ -55,7 +57,12 @@ public struct ProbeRun {
             if ended || shouldStop() { break }
             if let duration, elapsed >= duration { break }
             if total.frames == 0 && elapsed >= timeout {
+                let why = probe.connectionDiagnosis
                 probe.stop()
+                if let why {
+                    throw Failure(description: "no frame from \(url) in \(Int(timeout)) s: \(why) (a server behind a NAT "
+                                  + "needs --ice-server stun:… or turn:…; or try a longer --timeout)")
+                }
                 throw Failure(description: "no frame from \(url) in \(Int(timeout)) s (is it playing? try --transport "
                               + "\(transport == .tcp ? "udp" : "tcp") or a longer --timeout)")
             }

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The Python with aiortc, a WebRTC stack that is not ours (installed by scripts/setup.sh test).
+let aiortcPython = "/opt/pipcompose-test-venv/bin/python"
+
+/// aiortc's WHEP server relaying `rtsp` (Tests/Fixtures/aiortc_whep.py); returns it and its base URL.
+func aiortcWHEP(rtsp: String, _ args: [String] = []) throws -> (LiveProcess, String) {
+    let server = try LiveProcess(aiortcPython, [fixture("aiortc_whep.py"), "--rtsp", rtsp] + args)
+    let line = try #require(server.waitForLine(timeout: 30) { $0.hasPrefix("listening ") }, "\(server.allOutput)")
+    return (server, "http://127.0.0.1:\(line.dropFirst("listening ".count))")
+}
+
+/// The `total` of a probe's JSON report, and its p50 latency.
+func probeTotal(_ p: LiveProcess) -> (total: [String: Any], p50: Double?) {
+    let json = (try? JSONSerialization.jsonObject(with: Data(p.stdout.joined(separator: "\n").utf8))) as? [String: Any]
+    let total = json?["total"] as? [String: Any] ?? [:]
+    return (total, (total["latencyMs"] as? [String: Any])?["p50"] as? Double)
+}
+
+extension EndToEnd {
+    @Suite(.serialized) struct WHEPProbeTests {
+        /// `probe whep+http://` of pipcompose's own /v1/whep with a watch link's token: every frame, readable, with
+        /// latency and the join time; the session is ended on the server when the probe stops.
+        @Test func theProbeReadsPipcomposesOwnWHEPWithAWatchLinksToken() throws {
+            let dir = try TempDir()
+            let (p, _) = try startLive([try timecodeScene(dir), "--webrtc"])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            let link = try #require(pageURL(p).flatMap { URLComponents(string: $0)?.queryItems?.first { $0.name == "token" }?.value })
+            let r = try LiveProcess(binary, ["probe", "whep+\(c)/v1/whep", "--duration", "4", "--json", "--quiet"],
+                                    environment: ["PIPCOMPOSE_WHEP_TOKEN": link])
+            #expect(r.waitForExit(timeout: 60) == 0, "\(r.allOutput)\n\(p.allOutput)")
+            let (total, p50) = probeTotal(r)
+            #expect((total["frames"] as? Int ?? 0) > 60, "\(total)")
+            #expect(total["dropped"] as? Int == 0 && total["unreadable"] as? Int == 0 && total["repeated"] as? Int == 0, "\(total)")
+            #expect(p50 != nil && (total["joinMs"] as? Double ?? 0) > 0, "\(total)")
+            #expect(p.waitForLine(timeout: 15) { $0.contains("webrtc: viewer1 left: ended by the viewer") } != nil, "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0)
+        }
+
+        /// Through a WHEP server that is not ours (aiortc relaying pipcompose's RTSP): a probe through a relay that
+        /// holds every datagram 40 ms reads 40 ms more than a probe beside it on the direct way (±2 ms); a path that
+        /// loses every 40th packet shows damage, the clean ones none.
+        @Test func throughAiortcADelayIsReadAndALossIsSeen() throws {
+            let dir = try TempDir()
+            let (p, url) = try startLive([try timecodeScene(dir)])
+            let (server, base) = try aiortcWHEP(rtsp: try #require(url), ["--delay-ms", "40", "--drop-every", "40"])
+            defer { server.signal(SIGKILL) }
+            let probes = try ["whep", "whep/delayed", "whep/lossy"].map { path in
+                try LiveProcess(binary, ["probe", "whep+\(base)/\(path)", "--duration", "6", "--json", "--quiet"])
+            }
+            for r in probes { #expect(r.waitForExit(timeout: 60) == 0, "\(r.allOutput)\n\(server.allOutput)") }
+            let (direct, delayed, lossy) = (probeTotal(probes[0]), probeTotal(probes[1]), probeTotal(probes[2]))
+            for clean in [direct.total, delayed.total] {
+                #expect((clean["frames"] as? Int ?? 0) > 90, "\(clean)")
+                #expect(clean["dropped"] as? Int == 0 && clean["unreadable"] as? Int == 0, "\(clean)")
+            }
+            let added = try #require(delayed.p50) - (try #require(direct.p50))
+            #expect(abs(added - 40) <= 2, "direct p50 \(direct.p50 ?? 0), delayed \(delayed.p50 ?? 0)")
+            let damage = (lossy.total["dropped"] as? Int ?? 0) + (lossy.total["unreadable"] as? Int ?? 0)
+            #expect((lossy.total["frames"] as? Int ?? 0) > 30 && damage > 0, "\(lossy.total)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0)
+        }
+
+        /// What a WHEP server says instead of an answer is what the probe says, and ICE that never connects ends
+        /// with the candidates both sides offered.
+        @Test func badWHEPServersAreNamed() throws {
+            let dir = try TempDir()
+            let (p, url) = try startLive([try timecodeScene(dir)])
+            let (server, base) = try aiortcWHEP(rtsp: try #require(url), ["--token", "right"])
+            defer { server.signal(SIGKILL) }
+            let wrong = try tool([binary, "probe", "whep+\(base)/whep", "--whep-token", "wrong", "--duration", "2"])
+            #expect(wrong.status == 1 && wrong.err.contains("answered 401: wrong token") && wrong.err.contains("--whep-token"), "\(wrong.err)")
+            let junk = try tool([binary, "probe", "whep+\(base)/whep/junk", "--whep-token", "right", "--duration", "2"])
+            #expect(junk.status == 1 && junk.err.contains("answered 201 with text/html, not an SDP answer"), "\(junk.err)")
+            let deaf = try tool([binary, "probe", "whep+\(base)/whep/deaf", "--whep-token", "right", "--timeout", "4"])
+            #expect(deaf.status == 1 && deaf.err.contains("no frame from") && deaf.err.contains("ICE ")
+                    && deaf.err.contains("ours: host") && deaf.err.contains("theirs: host"), "\(deaf.err)")
+            let down = try tool([binary, "probe", "whep+http://127.0.0.1:\(freePort())/whep", "--duration", "2"])
+            #expect(down.status == 1 && down.err.contains("cannot reach the WHEP server"), "\(down.err)")
+            let misplaced = try tool([binary, "probe", try #require(url), "--whep-token", "x"])
+            #expect(misplaced.status != 0 && misplaced.err.contains("for a WHEP source"), "\(misplaced.err)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0)
+        }
+    }
+}

@@ -1,0 +1,206 @@
+#!/opt/pipcompose-test-venv/bin/python
+"""A WHEP server that is not pipcompose's: aiortc (a WebRTC stack in Python) relaying one live stream to WHEP
+viewers, for the tests of `probe whep+http://`. The stream is read from --rtsp URL (pipcompose's own RTSP) and sent
+on as it came (H.264 passed through, not decoded: every viewer gets the encoder's own pictures).
+
+Paths (POST an SDP offer, get 201 with the answer and a Location to DELETE):
+  /whep           straight to aiortc
+  /whep/delayed   through a UDP relay of this process that holds every datagram going to the viewer --delay-ms
+  /whep/lossy     through the relay, leaving out every --drop-every'th RTP packet going to the viewer
+  /whep/deaf      an answer whose only candidate is a UDP port that reads and never answers: ICE cannot connect
+  /whep/junk      201 with an HTML page instead of SDP
+Any request whose Authorization is not "Bearer --token" (when given) gets 401.
+
+Prints "listening PORT" once ready (127.0.0.1, port 0: the kernel picks). Runs until killed.
+"""
+import argparse
+import asyncio
+import itertools
+import re
+import sys
+
+from aiortc import MediaStreamTrack, RTCPeerConnection, RTCRtpSender, RTCSessionDescription
+from aiortc.contrib.media import MediaPlayer, MediaRelay
+from aiortc.rtcdtlstransport import RTCCertificate
+
+# GStreamer's webrtcbin signs its DTLS handshakes with an RSA certificate, and aiortc 1.16 offers ECDSA cipher suites
+# only: the handshake ends "no shared cipher" (aiortc pull request #1392). Offer the RSA suite too, as browsers do.
+_context = RTCCertificate._create_ssl_context
+
+
+def _with_rsa(self, srtp_profiles):
+    ctx = _context(self, srtp_profiles)
+    ctx.set_cipher_list(b"ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305:"
+                        b"ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA")
+    return ctx
+
+
+RTCCertificate._create_ssl_context = _with_rsa
+
+
+class Relay(asyncio.DatagramProtocol):
+    """One viewer's UDP path: datagrams from the viewer go to aiortc's candidate; datagrams from aiortc go back to
+    the viewer's last address, each held `delay` seconds, every `drop_every`'th RTP packet left out."""
+
+    def __init__(self, target, delay, drop_every):
+        self.target, self.delay, self.drop_every = target, delay, drop_every
+        self.viewer = None
+        self.rtp = 0
+        self.dropped = 0
+
+    def connection_made(self, transport):
+        self.front = transport
+
+    def datagram_received(self, data, addr):
+        self.viewer = addr
+        self.back.sendto(data, self.target)
+
+    def from_server(self, data):
+        if self.viewer is None:
+            return
+        # RTP (and SRTP) packets: version 2, payload type not RTCP's 200-206 (RFC 5761).
+        if len(data) > 12 and data[0] >> 6 == 2 and not 200 <= data[1] <= 206 and self.drop_every:
+            self.rtp += 1
+            if self.rtp % self.drop_every == 0:
+                self.dropped += 1
+                return
+        if self.delay:
+            asyncio.get_running_loop().call_later(self.delay, self.front.sendto, data, self.viewer)
+        else:
+            self.front.sendto(data, self.viewer)
+
+
+class Back(asyncio.DatagramProtocol):
+    def __init__(self, relay):
+        self.relay = relay
+
+    def datagram_received(self, data, addr):
+        self.relay.from_server(data)
+
+
+class Deaf(asyncio.DatagramProtocol):
+    def datagram_received(self, data, addr):
+        pass
+
+
+CANDIDATE = re.compile(r"^a=candidate:\S+ 1 udp \d+ (\d+\.\d+\.\d+\.\d+) (\d+) typ host.*$", re.M)
+
+
+def only_candidate(sdp, address, port):
+    """The answer with its candidates replaced by one host candidate at address:port."""
+    lines = [l for l in sdp.splitlines() if not l.startswith("a=candidate:")]
+    out = []
+    for l in lines:
+        out.append(l)
+        if l.startswith("m="):
+            out.append(f"a=candidate:1 1 udp 2130706431 {address} {port} typ host")
+    return "\r\n".join(out) + "\r\n"
+
+
+class FromKeyFrame(MediaStreamTrack):
+    """A viewer's track that starts at the next key frame, as a relay that cannot ask its source for one must:
+    pictures before it would decode as garbage."""
+    kind = "video"
+
+    def __init__(self, source):
+        super().__init__()
+        self.source = source
+        self.started = False
+
+    async def recv(self):
+        while True:
+            packet = await self.source.recv()
+            self.started = self.started or packet.is_keyframe
+            if self.started:
+                return packet
+
+
+class Server:
+    def __init__(self, args):
+        self.args = args
+        self.player = MediaPlayer(args.rtsp, options={"rtsp_transport": "tcp", "fflags": "nobuffer"}, decode=False)
+        # A live source: packets go on as they arrive (aiortc paces anything that is not a capture device).
+        self.player._throttle_playback = False
+        self.relay = MediaRelay()
+        self.sessions = {}
+        self.numbers = itertools.count(1)
+
+    async def answer(self, path, offer):
+        pc = RTCPeerConnection()
+        if path != "/whep":
+            # aiortc must not learn the viewer's own candidates, or its checks would find the direct way past the
+            # relay: it sees the viewer only as the relay (a peer-reflexive candidate), or, deaf, not at all.
+            offer = "\r\n".join(l for l in offer.splitlines() if not l.startswith("a=candidate:")) + "\r\n"
+        await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
+        h264 = [c for c in RTCRtpSender.getCapabilities("video").codecs if c.mimeType == "video/H264"]
+        for t in pc.getTransceivers():
+            if t.kind == "video":
+                t.setCodecPreferences(h264)
+        pc.addTrack(FromKeyFrame(self.relay.subscribe(self.player.video, buffered=False)))
+        await pc.setLocalDescription(await pc.createAnswer())
+        sdp = pc.localDescription.sdp
+        loop = asyncio.get_running_loop()
+        if path in ("/whep/delayed", "/whep/lossy"):
+            found = CANDIDATE.search(sdp)
+            target = (found.group(1), int(found.group(2)))
+            relay = Relay(target, self.args.delay_ms / 1000 if path == "/whep/delayed" else 0,
+                          self.args.drop_every if path == "/whep/lossy" else 0)
+            # On aiortc's own address (this host's; aiortc does not gather on loopback, nor, then, does the viewer).
+            await loop.create_datagram_endpoint(lambda: relay, local_addr=(target[0], 0))
+            back, _ = await loop.create_datagram_endpoint(lambda: Back(relay), local_addr=(target[0], 0))
+            relay.back = back
+            sdp = only_candidate(sdp, target[0], relay.front.get_extra_info("sockname")[1])
+        elif path == "/whep/deaf":
+            address = CANDIDATE.search(sdp).group(1)
+            deaf, _ = await loop.create_datagram_endpoint(Deaf, local_addr=(address, 0))
+            sdp = only_candidate(sdp, address, deaf.get_extra_info("sockname")[1])
+        n = next(self.numbers)
+        self.sessions[n] = pc
+        return n, sdp
+
+    async def handle(self, reader, writer):
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            lines = head.decode("latin-1").split("\r\n")
+            method, path, _ = lines[0].split(" ", 2)
+            headers = {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:] if ":" in l)}
+            body = await reader.readexactly(int(headers.get("content-length", "0")))
+            if self.args.token and headers.get("authorization") != "Bearer " + self.args.token:
+                return self.reply(writer, 401, "text/plain", b"wrong token\n")
+            if method == "POST" and path == "/whep/junk":
+                return self.reply(writer, 201, "text/html", b"<html><body>not a WHEP server</body></html>\n")
+            if method == "POST" and path.startswith("/whep"):
+                n, sdp = await self.answer(path, body.decode())
+                return self.reply(writer, 201, "application/sdp", sdp.encode(), {"Location": f"/session/{n}"})
+            if method == "DELETE" and path.startswith("/session/"):
+                pc = self.sessions.pop(int(path.rsplit("/", 1)[1]), None)
+                if pc is None:
+                    return self.reply(writer, 404, "text/plain", b"no such session\n")
+                await pc.close()
+                return self.reply(writer, 200, "text/plain", b"")
+            return self.reply(writer, 404, "text/plain", b"not found\n")
+        except Exception as e:  # a fixture: say what went wrong, to the client and on stderr
+            print(f"error: {e!r}", file=sys.stderr, flush=True)
+            self.reply(writer, 500, "text/plain", str(e).encode())
+
+    def reply(self, writer, status, ctype, body, extra=None):
+        head = [f"HTTP/1.1 {status} X", f"Content-Type: {ctype}", f"Content-Length: {len(body)}", "Connection: close"]
+        head += [f"{k}: {v}" for k, v in (extra or {}).items()]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+        writer.close()
+
+
+async def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--rtsp", required=True)
+    p.add_argument("--token")
+    p.add_argument("--delay-ms", type=float, default=0)
+    p.add_argument("--drop-every", type=int, default=0)
+    args = p.parse_args()
+    server = Server(args)
+    listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+    print(f"listening {listening.sockets[0].getsockname()[1]}", flush=True)
+    await asyncio.Event().wait()
+
+
+asyncio.run(main())
