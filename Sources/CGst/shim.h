@@ -140,6 +140,27 @@ static inline gboolean cgst_webrtc_add_transceiver(GstElement *webrtc, GstWebRTC
     return TRUE;
 }
 
+// "get-transceivers" (variadic emit; a GArray of borrowed transceivers): every transceiver set to `direction`, for a
+// publisher whose send pads webrtcbin made as send-and-receive.
+static inline guint cgst_webrtc_set_directions(GstElement *webrtc, GstWebRTCRTPTransceiverDirection direction) {
+    GArray *transceivers = NULL;
+    g_signal_emit_by_name(webrtc, "get-transceivers", &transceivers);
+    if (transceivers == NULL) return 0;
+    guint n = transceivers->len;
+    for (guint i = 0; i < n; i++) {
+        g_object_set(g_array_index(transceivers, GstWebRTCRTPTransceiver *, i), "direction", direction, NULL);
+    }
+    g_array_unref(transceivers);
+    return n;
+}
+
+// GST_ELEMENT_ERROR is a macro: an error message from `element` on its pipeline's bus, as if the element failed.
+static inline void cgst_element_post_error(GstElement *element, const gchar *message) {
+    GError *error = g_error_new_literal(GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED, message);
+    gst_element_post_message(element, gst_message_new_error(GST_OBJECT(element), error, NULL));
+    g_error_free(error);
+}
+
 // GstWebRTCNice's "add-local-ip-address" action signal (variadic emit): ICE then gathers on those addresses only.
 static inline gboolean cgst_webrtc_ice_add_local_ip(gpointer ice, const gchar *address) {
     gboolean added = FALSE;

@@ -1,7 +1,8 @@
 #!/opt/pipcompose-test-venv/bin/python
-"""A WHEP server that is not pipcompose's: aiortc (a WebRTC stack in Python) relaying one live stream to WHEP
-viewers, for the tests of `probe whep+http://`. The stream is read from --rtsp URL (pipcompose's own RTSP) and sent
-on as it came (H.264 passed through, not decoded: every viewer gets the encoder's own pictures).
+"""A WHEP and WHIP server that is not pipcompose's: aiortc (a WebRTC stack in Python) relaying one live stream to
+WHEP viewers, for the tests of `probe whep+http://` and `run --push whip+http://`. The stream is read from --rtsp URL
+(pipcompose's own RTSP) and sent on as it came (H.264 passed through, not decoded: every viewer gets the encoder's own
+pictures); without --rtsp, it is the one published to /whip (decoded by aiortc, encoded again for each viewer).
 
 Paths (POST an SDP offer, get 201 with the answer and a Location to DELETE):
   /whep           straight to aiortc
@@ -9,9 +10,11 @@ Paths (POST an SDP offer, get 201 with the answer and a Location to DELETE):
   /whep/lossy     through the relay, leaving out every --drop-every'th RTP packet going to the viewer
   /whep/deaf      an answer whose only candidate is a UDP port that reads and never answers: ICE cannot connect
   /whep/junk      201 with an HTML page instead of SDP
+  /whip           a publisher (without --rtsp): its picture becomes the stream; a second one replaces the first
 Any request whose Authorization is not "Bearer --token" (when given) gets 401.
 
-Prints "listening PORT" once ready (127.0.0.1, port 0: the kernel picks). Runs until killed.
+Prints "listening PORT" once ready (127.0.0.1, --port, 0 by default: the kernel picks), "published N" when a
+publisher's picture arrives and "ended N" when a session is deleted. Runs until killed.
 """
 import argparse
 import asyncio
@@ -118,10 +121,14 @@ class FromKeyFrame(MediaStreamTrack):
 class Server:
     def __init__(self, args):
         self.args = args
-        self.player = MediaPlayer(args.rtsp, options={"rtsp_transport": "tcp", "fflags": "nobuffer"}, decode=False)
-        # A live source: packets go on as they arrive (aiortc paces anything that is not a capture device).
-        self.player._throttle_playback = False
         self.relay = MediaRelay()
+        self.source = None
+        if args.rtsp:
+            player = MediaPlayer(args.rtsp, options={"rtsp_transport": "tcp", "fflags": "nobuffer"}, decode=False)
+            # A live source: packets go on as they arrive (aiortc paces anything that is not a capture device).
+            player._throttle_playback = False
+            self.source = player.video
+        self.published = 0
         self.sessions = {}
         self.numbers = itertools.count(1)
 
@@ -136,7 +143,10 @@ class Server:
         for t in pc.getTransceivers():
             if t.kind == "video":
                 t.setCodecPreferences(h264)
-        pc.addTrack(FromKeyFrame(self.relay.subscribe(self.player.video, buffered=False)))
+        if self.args.rtsp:
+            pc.addTrack(FromKeyFrame(self.relay.subscribe(self.source, buffered=False)))
+        else:
+            pc.addTrack(self.relay.subscribe(self.source, buffered=False))
         await pc.setLocalDescription(await pc.createAnswer())
         sdp = pc.localDescription.sdp
         loop = asyncio.get_running_loop()
@@ -158,6 +168,36 @@ class Server:
         self.sessions[n] = pc
         return n, sdp
 
+    async def publish(self, offer):
+        """A WHIP publisher: its video track becomes the stream, read all along (a relay nobody reads would queue)."""
+        pc = RTCPeerConnection()
+        arrived = asyncio.get_running_loop().create_future()
+
+        @pc.on("track")
+        def on_track(track):
+            if track.kind == "video" and not arrived.done():
+                arrived.set_result(track)
+
+        await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
+        await pc.setLocalDescription(await pc.createAnswer())
+        n = next(self.numbers)
+        self.sessions[n] = pc
+
+        async def adopt():
+            track = await arrived
+            self.source = track
+            self.published += 1
+            print(f"published {n}", flush=True)
+            drain = self.relay.subscribe(track, buffered=False)
+            while True:
+                try:
+                    await drain.recv()
+                except Exception:
+                    return
+
+        asyncio.ensure_future(adopt())
+        return n, pc.localDescription.sdp
+
     async def handle(self, reader, writer):
         try:
             head = await reader.readuntil(b"\r\n\r\n")
@@ -169,6 +209,11 @@ class Server:
                 return self.reply(writer, 401, "text/plain", b"wrong token\n")
             if method == "POST" and path == "/whep/junk":
                 return self.reply(writer, 201, "text/html", b"<html><body>not a WHEP server</body></html>\n")
+            if method == "POST" and path == "/whip":
+                n, sdp = await self.publish(body.decode())
+                return self.reply(writer, 201, "application/sdp", sdp.encode(), {"Location": f"/session/{n}"})
+            if method == "POST" and path.startswith("/whep") and self.source is None:
+                return self.reply(writer, 503, "text/plain", b"nothing published yet\n")
             if method == "POST" and path.startswith("/whep"):
                 n, sdp = await self.answer(path, body.decode())
                 return self.reply(writer, 201, "application/sdp", sdp.encode(), {"Location": f"/session/{n}"})
@@ -177,6 +222,7 @@ class Server:
                 if pc is None:
                     return self.reply(writer, 404, "text/plain", b"no such session\n")
                 await pc.close()
+                print(f"ended {path.rsplit('/', 1)[1]}", flush=True)
                 return self.reply(writer, 200, "text/plain", b"")
             return self.reply(writer, 404, "text/plain", b"not found\n")
         except Exception as e:  # a fixture: say what went wrong, to the client and on stderr
@@ -192,13 +238,14 @@ class Server:
 
 async def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--rtsp", required=True)
+    p.add_argument("--rtsp")
+    p.add_argument("--port", type=int, default=0, help="0: the kernel picks")
     p.add_argument("--token")
     p.add_argument("--delay-ms", type=float, default=0)
     p.add_argument("--drop-every", type=int, default=0)
     args = p.parse_args()
     server = Server(args)
-    listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+    listening = await asyncio.start_server(server.handle, "127.0.0.1", args.port)
     print(f"listening {listening.sockets[0].getsockname()[1]}", flush=True)
     await asyncio.Event().wait()
 

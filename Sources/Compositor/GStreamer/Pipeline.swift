@@ -444,6 +444,27 @@ extension Pipeline {
         return gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_IDLE, probe, box, destroy)
     }
 
+    /// Calls `handler` once, when the first buffer leaves the element named `name` (its "src" pad): by then the
+    /// caps before it have reached the element downstream. False when there is no such element or pad.
+    @discardableResult
+    func onFirstBuffer(leaving name: String, _ handler: @escaping () -> Void) -> Bool {
+        guard let e = element(named: name) else { return false }
+        defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
+        guard let pad = gst_element_get_static_pad(e, "src") else { return false }
+        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+        let box = Unmanaged.passRetained(PadProbeBox({ _ in handler() })).toOpaque()
+        let probe: @convention(c) (UnsafeMutablePointer<GstPad>?, UnsafeMutablePointer<GstPadProbeInfo>?,
+                                   gpointer?) -> GstPadProbeReturn = { pad, _, data in
+            if let pad, let data { Unmanaged<PadProbeBox>.fromOpaque(data).takeUnretainedValue().handler(pad) }
+            return GST_PAD_PROBE_REMOVE
+        }
+        let destroy: @convention(c) (gpointer?) -> Void = { data in
+            if let data { Unmanaged<PadProbeBox>.fromOpaque(data).release() }
+        }
+        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, probe, box, destroy)
+        return true
+    }
+
     /// Calls `handler` for each upstream force-key-unit event reaching `pad` (a receiver's PLI or FIR), and lets it
     /// go on.
     static func probeUpstreamKeyUnit(on pad: UnsafeMutablePointer<GstPad>, _ handler: @escaping () -> Void) {

@@ -26,7 +26,9 @@ struct EncodingPlan {
                                                                             fixed: nil, fps: options.fps))))
         if !options.audio.isSilent {
             var codecs: Set<AudioCodec> = [.aac, options.mkvAudioCodec]
-            if options.webrtc != nil || options.rtpPushes.contains(where: { $0.audioPort != nil }) { codecs.insert(.opus) }
+            if options.webrtc != nil || options.rtpPushes.contains(where: { $0.audioPort != nil }) || options.pushesWHIP {
+                codecs.insert(.opus)
+            }
             for codec in codecs.sorted(by: { $0.rawValue < $1.rawValue }) {
                 let t = try PipelineTemplate.load(codec.templateName)
                 plan.audio[codec] = t

@@ -104,6 +104,9 @@ public final class PipelineOutput: @unchecked Sendable {
     private var pendingAudio: [HeldFrame] = []
     static let pendingAudioLimit = 64
     private var _audioDelivered: UInt64 = 0
+    /// A WHIP push's bearer token and STUN/TURN servers; its session with the server, one per pipeline it ran.
+    public var whipLogin: (token: String?, ice: IceSettings) = (nil, IceSettings())
+    private var whip: WHIPPublisher?
 
     public init(id: String, spec: OutputSpec, template: PipelineTemplate, values: [String: String],
                 maxQueued: Int, audio: AudioCodec? = nil, log: @escaping @Sendable (String) -> Void) {
@@ -189,6 +192,14 @@ public final class PipelineOutput: @unchecked Sendable {
         // acted on) is not this output's failure.
         let key = ObjectIdentifier(p)
         do {
+            // WebRTC to a WHIP server: its session is negotiated once the stream flows, and ends with this pipeline.
+            if case .push(let url, "whip") = spec {
+                let publisher = try WHIPPublisher(in: p, url: url, token: whipLogin.token, ice: whipLogin.ice) { [weak self] in
+                    self?.requestKeyFrameForReceiver()
+                }
+                lock.withLock { whip = publisher }
+                input.onKeyFrameRequest { [weak self] in self?.requestKeyFrameForReceiver() }
+            }
             // RTP with RTCP (push-rtp): reports go out from the socket feedback comes back to, and a receiver's
             // request for a key frame (a PLI or FIR, which rtpbin turns into an upstream event) reaches the encoder.
             if p.hasElement(named: "rtcp_in") {
@@ -197,7 +208,7 @@ public final class PipelineOutput: @unchecked Sendable {
             }
             try p.play { [weak self] event in self?.handle(event, from: key) }
         } catch {
-            lock.withLock { self.pipeline = nil; self.input = nil; self.audioInput = nil }
+            lock.withLock { self.pipeline = nil; self.input = nil; self.audioInput = nil; self.whip = nil }
             p.stop(drain: false)
             throw error
         }
@@ -477,6 +488,9 @@ public final class PipelineOutput: @unchecked Sendable {
             _state = .failed
             let p = pipeline
             pipeline = nil
+            let session = whip
+            whip = nil
+            DispatchQueue.global().async { session?.end() }
             retiredDrops += input?.dropped ?? 0
             input = nil
             audioInput = nil
@@ -614,6 +628,11 @@ public final class PipelineOutput: @unchecked Sendable {
             lock.withLock { _state = .stuck }
             result = .abandoned
         }
+        let session = lock.withLock { () -> WHIPPublisher? in
+            defer { whip = nil }
+            return whip
+        }
+        session?.end()
         lock.withLock {
             writerLock?.release()
             writerLock = nil

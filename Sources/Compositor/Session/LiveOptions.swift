@@ -41,6 +41,9 @@ public struct LiveOptions: Sendable {
     public var rtpPushes: [RTPTarget] {
         outputs.compactMap { if case .push(let url, "rtp") = $0 { try? RTPTarget.parse(url) } else { nil } }
     }
+
+    /// A push to a WHIP server among the outputs (its sound is Opus).
+    public var pushesWHIP: Bool { outputs.contains { if case .push(_, "whip") = $0 { true } else { false } } }
 }
 
 /// `run --webrtc`: how many browsers may watch at once, and where ICE may be reached.

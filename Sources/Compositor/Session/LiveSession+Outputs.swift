@@ -174,6 +174,10 @@ extension LiveSession {
                                           "audio_rtcp_port": String((target.audioPort ?? 0) + 1),
                                           "pt": String(target.videoPayloadType), "audio_pt": String(target.audioPayloadType)],
                                  maxQueued: options.fps / 2, audio: target.audioPort == nil ? nil : .opus, log: log)
+        case .push(let url, "whip"):
+            out = PipelineOutput(id: "push:\(url)\(suffix)", spec: spec, template: try PipelineTemplate.load("push-whip"),
+                                 values: [:], maxQueued: options.fps / 2, audio: soundCodec(.opus), log: log)
+            out.whipLogin = (ProcessInfo.processInfo.environment["PIPCOMPOSE_WHIP_TOKEN"], options.webrtc?.ice ?? IceSettings())
         case .push(let url, let scheme):
             out = PipelineOutput(id: "push:\(url)\(suffix)", spec: spec, template: try PipelineTemplate.load("push-\(scheme)"),
                                  values: ["location": PipelineTemplate.quoted(url)],

@@ -49,12 +49,13 @@ public enum OutputSpec: Sendable, Equatable {
         return .record(path: path, format: format, policy: policy)
     }
 
-    /// `--push URL`: rtmp://, rtmps://, srt://, rtsp:// or rtp:// (see `RTPTarget`).
+    /// `--push URL`: rtmp://, rtmps://, srt://, rtsp://, rtp:// (see `RTPTarget`) or whip+http(s):// (WebRTC to a
+    /// WHIP server).
     public static func push(_ url: String) throws(Invalid) -> OutputSpec {
         guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(),
               let host = c.host, !host.isEmpty else {
             throw Invalid(description: "cannot push to '\(url)': expected a URL like rtmp://HOST/app/key, "
-                          + "srt://HOST:PORT, rtsp://HOST:PORT/path or rtp://HOST:PORT?audio=PORT")
+                          + "srt://HOST:PORT, rtsp://HOST:PORT/path, rtp://HOST:PORT?audio=PORT or whip+http://HOST/PATH")
         }
         switch scheme {
         case "rtmp", "rtmps":
@@ -68,11 +69,12 @@ public enum OutputSpec: Sendable, Equatable {
             guard c.port != nil else { throw Invalid(description: "cannot push to '\(url)': srt:// needs a port") }
             return .push(url: url, scheme: "srt")
         case "rtsp", "rtsps": return .push(url: url, scheme: "rtsp")
+        case "whip+http", "whip+https": return .push(url: url, scheme: "whip")
         case "rtp":
             _ = try RTPTarget.parse(url)
             return .push(url: url, scheme: "rtp")
         default:
-            throw Invalid(description: "cannot push to '\(url)': unsupported scheme '\(scheme)'; use rtmp://, srt://, rtsp:// or rtp://")
+            throw Invalid(description: "cannot push to '\(url)': unsupported scheme '\(scheme)'; use rtmp://, srt://, rtsp://, rtp:// or whip+http(s)://")
         }
     }
 }
