@@ -24,7 +24,9 @@ struct SoakRunCommand: ParsableCommand {
         Ctrl-C ends early and still writes the report. Exit status 3 when a viewer saw drops or unreadable
         strips, a source dropped, or a viewer failed or never read a strip.
         With --viewers-only URL no stream runs here: the viewers watch streams elsewhere (machines of a fleet loading
-        one system), and --metrics serves their figures to a Prometheus that `soak report --prometheus` reads.
+        one system), and --metrics serves their figures to a Prometheus that `soak report --prometheus` reads. WebRTC
+        servers are soaked with --viewers-only whep+http://HOST/PATH: with --decode K, K viewers decode and the
+        rest only account for frames (drops, repeats and stalls exact, no latency), so hundreds fit on one machine.
         """
     )
 
@@ -48,9 +50,16 @@ struct SoakRunCommand: ParsableCommand {
     @Option(help: "Each viewer compares one picture in this many with the scene's render (SSIM; 1 = every picture).")
     var compareEvery: Int = 30
 
-    @Option(help: ArgumentHelp("Run no stream: the viewers watch this stream (repeatable; viewer J watches URL J mod count).",
-                               valueName: "rtsp-url"))
+    @Option(help: ArgumentHelp("Run no stream: the viewers watch this stream, rtsp:// or whep+http(s):// (repeatable; viewer J watches URL J mod count).",
+                               valueName: "url"))
     var viewersOnly: [String] = []
+
+    @Option(help: ArgumentHelp("With --viewers-only whep+http://…: only this many viewers decode (latency, pictures); the others account for every frame by its RTP timestamp without decoding, so many more fit on one machine.",
+                               valueName: "K"))
+    var decode: Int?
+
+    @Option(help: "With whep+http(s):// viewers: the WHEP server's bearer token (prefer PIPCOMPOSE_WHEP_TOKEN: options show in ps).")
+    var whepToken: String?
 
     @Option(help: ArgumentHelp("With --viewers-only: the scene those streams draw, to compare the pictures with (SSIM).",
                                valueName: "scene"))
@@ -67,6 +76,8 @@ struct SoakRunCommand: ParsableCommand {
         c.compareEvery = compareEvery
         c.av = av
         c.viewersOf = viewersOnly
+        c.decode = decode
+        c.webrtc = WHEPClient.Options(token: whepToken ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_WHEP_TOKEN"])
         if let reference {
             do { c.reference = reference == "demo" ? DemoScene.load() : try SceneLoader.load(path: reference) } catch {
                 throw ValidationError("--reference: \(error)")

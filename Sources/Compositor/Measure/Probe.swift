@@ -45,6 +45,11 @@ public final class Probe: @unchecked Sendable {
     /// A WHEP source's signaling (`whep+http://…`): offered once the pipeline plays, ended at `stop()`.
     private let webrtc: WHEPClient.Options
     private var whep: WHEPClient?
+    /// False: a WHEP viewer that accounts for frames by their timestamps without decoding them (a soak's swarm).
+    public let decodes: Bool
+    /// The accounting viewer's last frame timestamp and number, and the frame period seen (the smallest step).
+    private var counted: (pts: UInt64, frame: UInt64)?
+    private var period: UInt64?
 
     /// `now`: wall clock in milliseconds since 1970 (injected for tests of the bookkeeping).
     /// `keepSeconds`: finished seconds kept for `snapshot()` (a soak needs only the last few).
@@ -55,15 +60,17 @@ public final class Probe: @unchecked Sendable {
     /// starts its rtspsrc flowing.
     public init(url: String, transport: Transport = .tcp, jitterBufferMs: Int = 0, sound: Bool = false, warmupMs: Double = 1000,
                 keepSeconds: Int = 86_400, reference: ReferencePicture? = nil, corruptBelow: Double = 0.9,
-                compareEvery: Int = 1, webrtc: WHEPClient.Options = WHEPClient.Options(),
+                compareEvery: Int = 1, webrtc: WHEPClient.Options = WHEPClient.Options(), decodes: Bool = true,
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 * 1000 }) throws {
         self.url = url
         self.now = now
         self.webrtc = webrtc
-        let (text, live) = try Self.launch(for: url, transport: transport, jitterBufferMs: jitterBufferMs, sound: sound)
+        self.decodes = decodes
+        let (text, live) = try Self.launch(for: url, transport: transport, jitterBufferMs: jitterBufferMs,
+                                           sound: sound && decodes, decodes: decodes)
         launch = text
         isLive = live
-        stats = ProbeStats(measuresLatency: live, warmupMs: warmupMs, keepSeconds: keepSeconds)
+        stats = ProbeStats(measuresLatency: live && decodes, warmupMs: warmupMs, keepSeconds: keepSeconds)
         av = AVSyncStats(keep: keepSeconds)
         pipeline = try Pipeline(name: "probe", launch: text)
         self.compareEvery = max(1, compareEvery)
@@ -73,9 +80,16 @@ public final class Probe: @unchecked Sendable {
     }
 
     /// The pipeline text for a URL or a path.
-    static func launch(for url: String, transport: Transport, jitterBufferMs: Int, sound: Bool = false) throws -> (String, Bool) {
+    static func launch(for url: String, transport: Transport, jitterBufferMs: Int, sound: Bool = false,
+                       decodes: Bool = true) throws -> (String, Bool) {
         guard (0...10_000).contains(jitterBufferMs) else {
             throw Invalid(description: "the jitter buffer must be 0...10000 ms, got \(jitterBufferMs)")
+        }
+        if !decodes {
+            guard WHEPClient.endpoint(of: url) != nil else {
+                throw Invalid(description: "only WHEP viewers (whep+http://…) can count frames without decoding them, not '\(url)'")
+            }
+            return (try PipelineTemplate.load("probe-whep-count").render(["latency": String(jitterBufferMs)]), true)
         }
         if let scheme = url.range(of: "://").map({ url[..<$0.lowerBound].lowercased() }) {
             guard let parsed = URL(string: url) else {
@@ -151,6 +165,11 @@ public final class Probe: @unchecked Sendable {
             do { whep = try WHEPClient(endpoint: endpoint, webrtc: element, sound: hearing, options: webrtc) } catch {
                 throw Invalid(description: error.description)
             }
+            // Counting by timestamps: each frame's comes from its RTP timestamp alone, not smoothed by arrival.
+            if !decodes, let rtpbin = gst_bin_get_by_name(cgst_bin(element), "rtpbin") {
+                gst_util_set_object_arg(cgst_gobject(rtpbin), "buffer-mode", "none")
+                gst_object_unref(UnsafeMutableRawPointer(rtpbin))
+            }
         }
         if isLive {
             let t = now()
@@ -182,6 +201,7 @@ public final class Probe: @unchecked Sendable {
     public var connectionDiagnosis: String? { whep?.diagnosis }
 
     private func sample(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
+        if !decodes { return account(buffer) }
         let wall = isLive ? now() : 0
         let read = luma.withLuma(buffer, caps: caps) { plane in
             let reading = TimecodeCodec.read(luma: plane.bytes, width: plane.width, height: plane.height, stride: plane.stride)
@@ -212,6 +232,24 @@ public final class Probe: @unchecked Sendable {
             }
         }
         if read == nil { lock.withLock { stats.decodeError() } }
+    }
+
+    /// An accounting viewer's frame (one access unit, not decoded): its number is where its timestamp sits after
+    /// the first one's, in steps of the frame period (the smallest step between two frames seen), so frames missing
+    /// between two are counted as drops and a frame with the same timestamp as a repeat.
+    private func account(_ buffer: MediaBuffer) {
+        let wall = now()
+        lock.withLock {
+            guard let pts = buffer.pts else { return stats.decodeError() }
+            var number: UInt64 = 0
+            if let last = counted {
+                if pts > last.pts { period = min(period ?? (pts - last.pts), pts - last.pts) }
+                let steps = pts > last.pts ? max(1, UInt64((Double(pts - last.pts) / Double(period!)).rounded())) : 0
+                number = last.frame + steps
+            }
+            counted = (pts, number)
+            stats.frame(arrivalMs: wall, width: 0, height: 0, reading: TimecodeCodec.Reading(frame: number, wallMilliseconds: 0))
+        }
     }
 
     /// Decoded sound (mono 16-bit, as the probe pipeline's caps ask): ticks found go to the A/V figures.

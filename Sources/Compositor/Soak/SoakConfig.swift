@@ -29,6 +29,12 @@ public struct SoakConfig: Sendable {
     public var reference: Scene?
     /// Where the figures are served while the soak runs (`--metrics`).
     public var metrics: ProbeMetrics?
+    /// WHEP viewers' token and STUN/TURN servers (`--viewers-only whep+http://…`).
+    public var webrtc = WHEPClient.Options()
+    /// How many viewers decode (`--decode K`); nil: all. Only WHEP viewers can do without: the others account for
+    /// every frame by its RTP timestamp and read no picture.
+    public var decode: Int?
+    public var decodingViewers: Int { min(viewers, decode ?? viewers) }
 
     /// Only viewers, of streams elsewhere.
     public var viewersOnly: Bool { !viewersOf.isEmpty }
@@ -52,9 +58,20 @@ public struct SoakConfig: Sendable {
             guard (1...Self.maxViewers).contains(viewers) else {
                 throw Invalid(description: "--viewers must be 1...\(Self.maxViewers) with --viewers-only, got \(viewers)")
             }
-            for u in viewersOf where URLComponents(string: u)?.scheme.map({ ["rtsp", "rtsps"].contains($0.lowercased()) }) != true {
-                throw Invalid(description: "--viewers-only takes rtsp:// URLs (a stream to watch), got '\(u)'")
+            for u in viewersOf where URLComponents(string: u)?.scheme.map({ ["rtsp", "rtsps", "whep+http", "whep+https"].contains($0.lowercased()) }) != true {
+                throw Invalid(description: "--viewers-only takes rtsp:// or whep+http(s):// URLs (a stream to watch), got '\(u)'")
             }
+            if let decode {
+                guard (0...viewers).contains(decode) else {
+                    throw Invalid(description: "--decode must be 0...\(viewers) (of --viewers), got \(decode)")
+                }
+                if decode < viewers && !viewersOf.allSatisfy({ $0.lowercased().hasPrefix("whep+") }) {
+                    throw Invalid(description: "--decode below --viewers needs whep+http(s):// streams: only WHEP viewers "
+                                  + "count frames without decoding them")
+                }
+            }
+        } else if decode != nil {
+            throw Invalid(description: "--decode goes with --viewers-only whep+http://…: the soak's own viewers all decode")
         } else if reference != nil {
             throw Invalid(description: "--reference goes with --viewers-only: the soak's own streams are compared with their own scenes")
         }

@@ -72,6 +72,10 @@ public struct SoakReport: Codable, Sendable {
         public var viewerRepeated: Int
         public var unreadable: Int
         public var decodeErrors: Int
+        /// Gaps of more than half a second between a viewer's frames, all viewers; and how many viewers decoded
+        /// (the others, WHEP viewers of a swarm, accounted for frames without decoding them).
+        public var stalls: Int? = nil
+        public var decodingViewers: Int? = nil
         public var cpuPercentMean: Double
         public var rssStartBytes: UInt64
         public var rssEndBytes: UInt64
@@ -139,6 +143,7 @@ public struct SoakReport: Codable, Sendable {
         if totals.sourceDropped > 0 { problems.append("the sources dropped \(totals.sourceDropped) frames") }
         if totals.viewerDropped > 0 { problems.append("the viewers missed \(totals.viewerDropped) frames") }
         if totals.unreadable > 0 { problems.append("\(totals.unreadable) strips were unreadable") }
+        if let stalls = totals.stalls, stalls > 0 { problems.append("the viewers stalled \(stalls) times (no frame for over 0.5 s)") }
         if totals.corrupt > 0 { problems.append("\(totals.corrupt) pictures were corrupt") }
         for (j, v) in viewers.enumerated() {
             if let e = v.error { problems.append("viewer \(j): \(e)") }
@@ -164,7 +169,7 @@ public struct SoakReport: Codable, Sendable {
         return """
         soak: \(config.streams) streams × \(config.width)x\(config.height)@\(config.fps), \(config.viewers) viewers (\(config.transport)), \(t.seconds) s
         sources: \(t.framesRendered) frames rendered, \(t.sourceDropped) dropped
-        viewers: \(t.viewerFrames) frames decoded, \(t.viewerDropped) dropped, \(t.viewerRepeated) repeated, \(t.unreadable) unreadable, \(t.decodeErrors) decode errors
+        viewers: \(t.viewerFrames) frames \(t.decodingViewers.map { $0 < config.viewers ? "received (\($0) of \(config.viewers) viewers decoding)" : "decoded" } ?? "decoded"), \(t.stalls ?? 0) stalls, \(t.viewerDropped) dropped, \(t.viewerRepeated) repeated, \(t.unreadable) unreadable, \(t.decodeErrors) decode errors
         latency ms: p50 \(ms(t.latencyP50))  p99 \(ms(t.latencyP99))  max \(ms(t.latencyMax))
         pictures: \(t.compared) compared with the scene's render, \(t.corrupt) corrupt, SSIM p1 \(t.ssimP1.map { String(format: "%.4f", $0) } ?? "-") min \(t.ssimMin.map { String(format: "%.4f", $0) } ?? "-")
         \(avLine)cpu \(String(format: "%.0f", t.cpuPercentMean)) % of one core; rss \(mib(t.rssStartBytes)) → \(mib(t.rssEndBytes)) (max \(mib(t.rssMaxBytes)), growth \(String(format: "%+.2f", Double(t.rssGrowthBytes) / 1_048_576)) MiB)

@@ -37,9 +37,11 @@ public final class SoakRunner: @unchecked Sendable {
             for j in 0..<config.viewers {
                 let url = config.viewersOnly ? config.viewersOf[j % config.viewersOf.count] : sessions[j % sessions.count].rtspURL!
                 let scene = config.viewersOnly ? config.reference : try config.scene(j % sessions.count)
-                let probe = try Probe(url: url, transport: config.transport, sound: config.av, keepSeconds: 4,
-                                      reference: scene.map { ReferencePicture(scene: $0) },
-                                      compareEvery: config.compareEvery)
+                // A WHEP swarm: the first `decode` viewers decode, the others account for frames without decoding.
+                let decodes = j < config.decodingViewers
+                let probe = try Probe(url: url, transport: config.transport, sound: config.av && decodes, keepSeconds: 4,
+                                      reference: decodes ? scene.map { ReferencePicture(scene: $0) } : nil,
+                                      compareEvery: config.compareEvery, webrtc: config.webrtc, decodes: decodes)
                 try probe.start()
                 probes.append(probe)
             }
@@ -197,6 +199,7 @@ public final class SoakRunner: @unchecked Sendable {
             viewerRepeated: viewerTotals.reduce(0) { $0 + $1.repeated },
             unreadable: viewerTotals.reduce(0) { $0 + $1.unreadable },
             decodeErrors: viewerTotals.reduce(0) { $0 + $1.decodeErrors },
+            stalls: viewerTotals.reduce(0) { $0 + $1.stalls }, decodingViewers: config.decodingViewers,
             cpuPercentMean: sampleCount == 0 ? 0 : cpuSum / Double(sampleCount),
             rssStartBytes: rssAll.first ?? 0, rssEndBytes: rssAll.last ?? 0, rssMaxBytes: rssMax,
             rssGrowthBytes: SoakReport.rssGrowth(rssAll),

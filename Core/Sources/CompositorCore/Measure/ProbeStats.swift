@@ -42,6 +42,9 @@ public struct ProbeStats: Sendable {
         /// From the probe's start (connecting; for RTSP also DESCRIBE, SETUP and PLAY) to its first decoded frame:
         /// how long a viewer joining waits for a picture. Live streams only.
         public var joinMs: Double?
+        /// Gaps of more than `stallMs` between two frames' arrivals (a viewer's picture stopped), and the longest gap.
+        public var stalls = 0
+        public var longestGapMs = 0.0
 
         public init() {}
     }
@@ -64,6 +67,8 @@ public struct ProbeStats: Sendable {
     /// Unreadable frames since the last readable one: a gap in frame numbers that spans them is not a drop.
     private var unreadableSinceReadable = 0
     public private(set) var lastArrival: Double?
+    /// A gap between arrivals longer than this is a stall (what a viewer sees as the picture stopping).
+    public static let stallMs = 500.0
     /// When the probe started reading (ms since 1970), for `joinMs`; nil leaves it out.
     public var startedMs: Double?
 
@@ -87,6 +92,11 @@ public struct ProbeStats: Sendable {
             if measuresLatency, let startedMs { total.joinMs = arrivalMs - startedMs }
         }
         roll(to: arrivalMs)
+        if let lastArrival {
+            let gap = arrivalMs - lastArrival
+            total.longestGapMs = max(total.longestGapMs, gap)
+            if gap > Self.stallMs { total.stalls += 1 }
+        }
         lastArrival = arrivalMs
         total.frames += 1
         current!.frames += 1
