@@ -217,7 +217,11 @@ struct RunCommand: ParsableCommand {
             options.webrtc?.maxRenditions = maxRenditions
             options.webrtc?.ice = try ice.settings()
         } else if !(try ice.settings()).isEmpty {
-            throw ValidationError("--ice-server and --ice-public-ip are for WebRTC viewers: add --webrtc")
+            // Without viewers of its own, a run still uses STUN/TURN to reach WHIP servers.
+            guard options.pushesWHIP else {
+                throw ValidationError("--ice-server and --ice-public-ip are for WebRTC: add --webrtc (viewers) or --push whip+https://…")
+            }
+            options.whipIce = try ice.settings()
         }
         var s = RunSettings(options: options)
         s.control = controlSettings

@@ -87,7 +87,14 @@ extension EndToEnd {
         /// A fleet's options: what is not a stream, not a Prometheus, not a time, or no one there, is named.
         @Test func aFleetSoakRefusesWhatItCannotUse() throws {
             let notRTSP = try pipcompose(["soak", "--viewers-only", "http://example.invalid/", "--duration", "1"])
-            #expect(notRTSP.status != 0 && notRTSP.stderr.contains("--viewers-only takes rtsp:// URLs"), "\(notRTSP.stderr)")
+            #expect(notRTSP.status != 0 && notRTSP.stderr.contains("--viewers-only takes rtsp:// or whep+http(s):// URLs"), "\(notRTSP.stderr)")
+            // Only WHEP viewers can do without decoding.
+            let rtspCount = try pipcompose(["soak", "--viewers-only", "rtsp://127.0.0.1:1/x", "--viewers", "4", "--decode", "1", "--duration", "1"])
+            #expect(rtspCount.status != 0 && rtspCount.stderr.contains("--decode below --viewers needs whep+http(s)://"), "\(rtspCount.stderr)")
+            let tooMany = try pipcompose(["soak", "--viewers-only", "whep+http://127.0.0.1:1/whep", "--viewers", "4", "--decode", "5", "--duration", "1"])
+            #expect(tooMany.status != 0 && tooMany.stderr.contains("--decode must be 0...4"), "\(tooMany.stderr)")
+            let own = try pipcompose(["soak", "--decode", "1", "--duration", "1"])
+            #expect(own.status != 0 && own.stderr.contains("--decode goes with --viewers-only"), "\(own.stderr)")
             let lone = try pipcompose(["soak", "--reference", "demo", "--duration", "1"])
             #expect(lone.status != 0 && lone.stderr.contains("--reference goes with --viewers-only"), "\(lone.stderr)")
             let scheme = try pipcompose(["soak", "report", "--prometheus", "ftp://x"])

@@ -40,6 +40,33 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0)
         }
 
+        /// A viewer on a WebRTC stack that is not ours (aiortc, its own offer, its own decoder) of pipcompose's
+        /// /v1/whep: every picture it decoded, written losslessly and probed against the scene, is the scene's
+        /// picture of its frame, none missing.
+        @Test func anAiortcViewerOfPipcomposeSeesTheScenesPictures() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let (p, _) = try startLive([scene, "--webrtc"])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            let seen = dir.file("seen.mkv")
+            let viewer = try LiveProcess(aiortcPython, [fixture("aiortc_viewer.py"), "\(c)/v1/whep", "4", seen,
+                                                        "--token", try ownerToken(c)])
+            #expect(viewer.waitForExit(timeout: 60) == 0, "\(viewer.allOutput)")
+            let said = (try? JSONSerialization.jsonObject(with: Data((viewer.stdout.last ?? "{}").utf8))) as? [String: Any] ?? [:]
+            #expect(said["error"] == nil && said["codec"] as? String == "H264/90000", "\(said)\n\(viewer.allOutput)")
+            #expect((said["frames"] as? Int ?? 0) > 90 && said["width"] as? Int == 640, "\(said)")
+            let r = try probe([seen, "--reference", scene])
+            #expect(r.status == 0, "\(r.err)")
+            #expect(r.total["frames"] as? Int == said["frames"] as? Int, "\(r.total)")
+            #expect(r.total["dropped"] as? Int == 0 && r.total["unreadable"] as? Int == 0 && r.total["repeated"] as? Int == 0, "\(r.total)")
+            let json = (try? JSONSerialization.jsonObject(with: Data(r.out.utf8))) as? [String: Any]
+            let fidelity = (json?["fidelity"] as? [String: Any])?["total"] as? [String: Any] ?? [:]
+            #expect(fidelity["corrupt"] as? Int == 0 && (fidelity["compared"] as? Int ?? 0) > 90, "\(fidelity)")
+            #expect(p.waitForLine(timeout: 15) { $0.contains("webrtc: viewer1 left: ended by the viewer") } != nil, "\(p.allOutput)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0)
+        }
+
         /// Through a WHEP server that is not ours (aiortc relaying pipcompose's RTSP): a probe through a relay that
         /// holds every datagram 40 ms reads 40 ms more than a probe beside it on the direct way (±2 ms); a path that
         /// loses every 40th packet shows damage, the clean ones none.

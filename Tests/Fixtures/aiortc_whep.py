@@ -24,21 +24,7 @@ import sys
 
 from aiortc import MediaStreamTrack, RTCPeerConnection, RTCRtpSender, RTCSessionDescription
 from aiortc.contrib.media import MediaPlayer, MediaRelay
-from aiortc.rtcdtlstransport import RTCCertificate
-
-# GStreamer's webrtcbin signs its DTLS handshakes with an RSA certificate, and aiortc 1.16 offers ECDSA cipher suites
-# only: the handshake ends "no shared cipher" (aiortc pull request #1392). Offer the RSA suite too, as browsers do.
-_context = RTCCertificate._create_ssl_context
-
-
-def _with_rsa(self, srtp_profiles):
-    ctx = _context(self, srtp_profiles)
-    ctx.set_cipher_list(b"ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305:"
-                        b"ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA")
-    return ctx
-
-
-RTCCertificate._create_ssl_context = _with_rsa
+import aiortc_rsa  # noqa: F401  (GStreamer's RSA certificate: see there)
 
 
 class Relay(asyncio.DatagramProtocol):

@@ -42,6 +42,9 @@ public struct LiveOptions: Sendable {
         outputs.compactMap { if case .push(let url, "rtp") = $0 { try? RTPTarget.parse(url) } else { nil } }
     }
 
+    /// STUN/TURN for WHIP pushes when the run has no WebRTC viewers (with them, `webrtc.ice` serves both).
+    public var whipIce = IceSettings()
+
     /// A push to a WHIP server among the outputs (its sound is Opus).
     public var pushesWHIP: Bool { outputs.contains { if case .push(_, "whip") = $0 { true } else { false } } }
 }

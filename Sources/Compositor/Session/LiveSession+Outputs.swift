@@ -177,7 +177,7 @@ extension LiveSession {
         case .push(let url, "whip"):
             out = PipelineOutput(id: "push:\(url)\(suffix)", spec: spec, template: try PipelineTemplate.load("push-whip"),
                                  values: [:], maxQueued: options.fps / 2, audio: soundCodec(.opus), log: log)
-            out.whipLogin = (ProcessInfo.processInfo.environment["PIPCOMPOSE_WHIP_TOKEN"], options.webrtc?.ice ?? IceSettings())
+            out.whipLogin = (ProcessInfo.processInfo.environment["PIPCOMPOSE_WHIP_TOKEN"], options.webrtc?.ice ?? options.whipIce)
         case .push(let url, let scheme):
             out = PipelineOutput(id: "push:\(url)\(suffix)", spec: spec, template: try PipelineTemplate.load("push-\(scheme)"),
                                  values: ["location": PipelineTemplate.quoted(url)],
