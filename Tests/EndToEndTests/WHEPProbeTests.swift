@@ -92,6 +92,42 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0)
         }
 
+        /// `soak --viewers-only whep+… --decode 1`: one viewer decodes, three account for frames without decoding.
+        /// From a clean stream every viewer has every frame, none stalls; from a stream that leaves out every 10th
+        /// frame each viewer counts a tenth of its span as dropped, to the frame, the accounting ones by timestamps.
+        @Test func aWHEPSwarmAccountsForEveryFrameWithoutDecoding() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            for drops in [false, true] {
+                let (p, _) = try startLive([scene, "--webrtc"] + (drops ? ["--inject-drops", "every:10"] : []))
+                let c = try #require(controlURL(p), "\(p.allOutput)")
+                let report = dir.file(drops ? "dropping" : "clean")
+                let soak = try LiveProcess(binary, ["soak", "--viewers-only", "whep+\(c)/v1/whep", "--viewers", "4", "--decode", "1",
+                                                    "--duration", "6", "--report", report],
+                                           environment: ["PIPCOMPOSE_WHEP_TOKEN": try ownerToken(c)])
+                #expect(soak.waitForExit(timeout: 90) == (drops ? 3 : 0), "\(soak.allOutput)")
+                p.signal(SIGINT)
+                #expect(p.waitForExit() == 0)
+                let data = try #require(FileManager.default.contents(atPath: report + "/soak.json"), "\(soak.allOutput)")
+                let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+                let viewers = try #require(json["viewers"] as? [[String: Any]])
+                #expect(viewers.count == 4)
+                for (j, v) in viewers.enumerated() {
+                    let t = try #require(v["total"] as? [String: Any])
+                    let (frames, dropped) = (t["frames"] as? Int ?? 0, t["dropped"] as? Int ?? -1)
+                    #expect(frames > 120 && t["stalls"] as? Int == 0 && t["repeated"] as? Int == 0
+                            && t["unreadable"] as? Int == 0 && v["error"] == nil, "viewer \(j): \(v)")
+                    // Only the decoding viewer reads the strip's time.
+                    #expect((t["latencyMs"] != nil) == (j == 0), "viewer \(j): \(t)")
+                    if drops {
+                        #expect(abs(Double(dropped) - Double(frames + dropped) / 10) <= 1, "viewer \(j): \(frames) frames, \(dropped) dropped")
+                    } else {
+                        #expect(dropped == 0, "viewer \(j): \(t)")
+                    }
+                }
+            }
+        }
+
         /// What a WHEP server says instead of an answer is what the probe says, and ICE that never connects ends
         /// with the candidates both sides offered.
         @Test func badWHEPServersAreNamed() throws {
