@@ -12,12 +12,12 @@ func aiortcWHIP(port: Int, _ args: [String] = []) throws -> LiveProcess {
 
 extension EndToEnd {
     @Suite(.serialized) struct WHIPPushTests {
-        /// `--push whip+http://` into aiortc, read back over WHEP by the probe: every frame, readable; Ctrl-C ends
-        /// the session on the server.
-        @Test func aPushIntoAiortcIsReadBackWithEveryFrame() throws {
+        /// `--push whip+http://` into aiortc, read back over WHEP by the probe, in H.264 or VP8 as aiortc encodes it
+        /// again for its viewers: every frame, readable; Ctrl-C ends the session on the server.
+        @Test(arguments: ["h264", "vp8"]) func aPushIntoAiortcIsReadBackWithEveryFrame(codec: String) throws {
             let dir = try TempDir()
             let port = freePort()
-            let server = try aiortcWHIP(port: port, ["--token", "publisher"])
+            let server = try aiortcWHIP(port: port, ["--token", "publisher", "--codec", codec])
             defer { server.signal(SIGKILL) }
             let (p, _) = try startLive([try timecodeScene(dir), "--push", "whip+http://127.0.0.1:\(port)/whip"],
                                        environment: ["PIPCOMPOSE_WHIP_TOKEN": "publisher"])
@@ -28,6 +28,7 @@ extension EndToEnd {
             let (total, p50) = probeTotal(r)
             #expect((total["frames"] as? Int ?? 0) > 90 && p50 != nil, "\(total)")
             #expect(total["dropped"] as? Int == 0 && total["unreadable"] as? Int == 0, "\(total)")
+            #expect(server.stdout.contains("viewer 2 gets video/\(codec.uppercased())"), "\(server.allOutput)")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
             #expect(server.waitForLine(timeout: 10) { $0 == "ended 1" } != nil, "\(server.allOutput)")

@@ -10,11 +10,13 @@ Paths (POST an SDP offer, get 201 with the answer and a Location to DELETE):
   /whep/lossy     through the relay, leaving out every --drop-every'th RTP packet going to the viewer
   /whep/deaf      an answer whose only candidate is a UDP port that reads and never answers: ICE cannot connect
   /whep/junk      201 with an HTML page instead of SDP
-  /whip           a publisher (without --rtsp): its picture becomes the stream; a second one replaces the first
+  /whip           a publisher (without --rtsp): its picture becomes the stream, encoded again for each viewer in
+                  --codec (h264 or vp8); a second publisher replaces the first
 Any request whose Authorization is not "Bearer --token" (when given) gets 401.
 
 Prints "listening PORT" once ready (127.0.0.1, --port, 0 by default: the kernel picks), "published N" when a
-publisher's picture arrives and "ended N" when a session is deleted. Runs until killed.
+publisher's picture arrives, "viewer N gets video/H264" (or VP8) as it answers a viewer, and "ended N" when a session
+is deleted. Runs until killed.
 """
 import argparse
 import asyncio
@@ -125,10 +127,12 @@ class Server:
             # relay: it sees the viewer only as the relay (a peer-reflexive candidate), or, deaf, not at all.
             offer = "\r\n".join(l for l in offer.splitlines() if not l.startswith("a=candidate:")) + "\r\n"
         await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
-        h264 = [c for c in RTCRtpSender.getCapabilities("video").codecs if c.mimeType == "video/H264"]
+        # Passed through, the stream stays H.264; encoded again (a WHIP publish), the viewers get --codec.
+        mime = "video/H264" if self.args.rtsp or self.args.codec == "h264" else "video/VP8"
+        chosen = [c for c in RTCRtpSender.getCapabilities("video").codecs if c.mimeType == mime]
         for t in pc.getTransceivers():
             if t.kind == "video":
-                t.setCodecPreferences(h264)
+                t.setCodecPreferences(chosen)
         if self.args.rtsp:
             pc.addTrack(FromKeyFrame(self.relay.subscribe(self.source, buffered=False)))
         else:
@@ -152,6 +156,7 @@ class Server:
             sdp = only_candidate(sdp, address, deaf.get_extra_info("sockname")[1])
         n = next(self.numbers)
         self.sessions[n] = pc
+        print(f"viewer {n} gets {mime}", flush=True)
         return n, sdp
 
     async def publish(self, offer):
@@ -226,6 +231,7 @@ async def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rtsp")
     p.add_argument("--port", type=int, default=0, help="0: the kernel picks")
+    p.add_argument("--codec", choices=["h264", "vp8"], default="h264", help="what viewers of a WHIP publish get")
     p.add_argument("--token")
     p.add_argument("--delay-ms", type=float, default=0)
     p.add_argument("--drop-every", type=int, default=0)
