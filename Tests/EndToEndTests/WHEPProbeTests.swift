@@ -144,6 +144,8 @@ extension EndToEnd {
                     && deaf.err.contains("ours: host") && deaf.err.contains("theirs: host"), "\(deaf.err)")
             let down = try tool([binary, "probe", "whep+http://127.0.0.1:\(freePort())/whep", "--duration", "2"])
             #expect(down.status == 1 && down.err.contains("cannot reach the WHEP server"), "\(down.err)")
+            let av = try tool([binary, "probe", "whep+\(base)/whep", "--av"])
+            #expect(av.status != 0 && av.err.contains("--av over WHEP is not measured yet"), "\(av.err)")
             let misplaced = try tool([binary, "probe", try #require(url), "--whep-token", "x"])
             #expect(misplaced.status != 0 && misplaced.err.contains("for a WHEP source"), "\(misplaced.err)")
             p.signal(SIGINT)

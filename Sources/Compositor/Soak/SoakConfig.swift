@@ -61,6 +61,9 @@ public struct SoakConfig: Sendable {
             for u in viewersOf where URLComponents(string: u)?.scheme.map({ ["rtsp", "rtsps", "whep+http", "whep+https"].contains($0.lowercased()) }) != true {
                 throw Invalid(description: "--viewers-only takes rtsp:// or whep+http(s):// URLs (a stream to watch), got '\(u)'")
             }
+            if av && viewersOf.contains(where: { $0.lowercased().hasPrefix("whep+") }) {
+                throw Invalid(description: "--av over WHEP is not measured yet (its A/V figures are not right); soak RTSP viewers for the A/V offset")
+            }
             if let decode {
                 guard (0...viewers).contains(decode) else {
                     throw Invalid(description: "--decode must be 0...\(viewers) (of --viewers), got \(decode)")
