@@ -432,16 +432,7 @@ extension Pipeline {
     /// the safe moment to unlink a branch from a running tee.
     @discardableResult
     static func whenIdle(_ pad: UnsafeMutablePointer<GstPad>, _ handler: @escaping (UnsafeMutablePointer<GstPad>) -> Void) -> gulong {
-        let box = Unmanaged.passRetained(PadProbeBox(handler)).toOpaque()
-        let probe: @convention(c) (UnsafeMutablePointer<GstPad>?, UnsafeMutablePointer<GstPadProbeInfo>?,
-                                   gpointer?) -> GstPadProbeReturn = { pad, _, data in
-            if let pad, let data { Unmanaged<PadProbeBox>.fromOpaque(data).takeUnretainedValue().handler(pad) }
-            return GST_PAD_PROBE_REMOVE
-        }
-        let destroy: @convention(c) (gpointer?) -> Void = { data in
-            if let data { Unmanaged<PadProbeBox>.fromOpaque(data).release() }
-        }
-        return gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_IDLE, probe, box, destroy)
+        once(pad, GST_PAD_PROBE_TYPE_IDLE, handler)
     }
 
     /// Calls `handler` once, when the first buffer leaves the element named `name` (its "src" pad): by then the
@@ -452,7 +443,14 @@ extension Pipeline {
         defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
         guard let pad = gst_element_get_static_pad(e, "src") else { return false }
         defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
-        let box = Unmanaged.passRetained(PadProbeBox({ _ in handler() })).toOpaque()
+        Self.once(pad, GST_PAD_PROBE_TYPE_BUFFER) { _ in handler() }
+        return true
+    }
+
+    /// A probe of `type` on `pad` that runs `handler` the first time it fires and removes itself.
+    private static func once(_ pad: UnsafeMutablePointer<GstPad>, _ type: GstPadProbeType,
+                             _ handler: @escaping (UnsafeMutablePointer<GstPad>) -> Void) -> gulong {
+        let box = Unmanaged.passRetained(PadProbeBox(handler)).toOpaque()
         let probe: @convention(c) (UnsafeMutablePointer<GstPad>?, UnsafeMutablePointer<GstPadProbeInfo>?,
                                    gpointer?) -> GstPadProbeReturn = { pad, _, data in
             if let pad, let data { Unmanaged<PadProbeBox>.fromOpaque(data).takeUnretainedValue().handler(pad) }
@@ -461,8 +459,7 @@ extension Pipeline {
         let destroy: @convention(c) (gpointer?) -> Void = { data in
             if let data { Unmanaged<PadProbeBox>.fromOpaque(data).release() }
         }
-        gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, probe, box, destroy)
-        return true
+        return gst_pad_add_probe(pad, type, probe, box, destroy)
     }
 
     /// Calls `handler` for each upstream force-key-unit event reaching `pad` (a receiver's PLI or FIR), and lets it

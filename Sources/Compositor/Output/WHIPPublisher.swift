@@ -9,18 +9,16 @@ import Foundation
 /// is posted as the webrtcbin's error on the pipeline's bus: the push then fails alone and is retried with backoff
 /// as every push is, with a new pipeline and a new session.
 ///
-/// `@unchecked Sendable`: the session's location and `ended` are behind `lock`; the webrtcbin is kept alive by the
+/// `@unchecked Sendable`: `connected` is behind `lock` (the session keeps its own); the webrtcbin is kept alive by the
 /// reference taken in `init`, and signaling runs on `queue`.
 final class WHIPPublisher: @unchecked Sendable {
     /// How long after the answer ICE and DTLS may take before the push is failed.
     static let connectTimeout: TimeInterval = 10
 
-    private let exchange: SDPExchange
+    private let session: SDPSession
     private let webrtc: UnsafeMutablePointer<GstElement>
     private let queue = DispatchQueue(label: "pipcompose.whip")
     private let lock = NSLock()
-    private var location: URL?
-    private var ended = false
     private var connected = false
     private let onConnected: @Sendable () -> Void
 
@@ -39,7 +37,7 @@ final class WHIPPublisher: @unchecked Sendable {
         }
         self.webrtc = webrtc
         self.onConnected = onConnected
-        exchange = SDPExchange(kind: "WHIP", endpoint: endpoint, token: token, timeout: 10)
+        session = SDPSession(SDPExchange(kind: "WHIP", endpoint: endpoint, token: token, timeout: 10))
         cgst_webrtc_set_directions(webrtc, GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDONLY)
         WebRTCSignaling(name: "whip", webrtc: webrtc).configureICE(ice, addresses: [], label: "pipcompose-whip")
         Signals.connect(UnsafeMutableRawPointer(webrtc), "notify::connection-state") { [weak self] _, _ in
@@ -66,19 +64,18 @@ final class WHIPPublisher: @unchecked Sendable {
     }
 
     private func negotiate() {
-        guard !lock.withLock({ ended }) else { return }
+        guard !session.isEnded else { return }
         let signaling = WebRTCSignaling(name: "whip", webrtc: webrtc)
         do {
             let offer = try signaling.describeLocally(offering: true, gatherTimeout: 10)
-            let reply: (answer: String, location: URL?)
-            do { reply = try exchange.post(offer: offer) } catch { return failed(error.description) }
-            lock.withLock { location = reply.location }
-            try signaling.setRemote(GST_WEBRTC_SDP_TYPE_ANSWER, sdp: reply.answer)
+            let answer: String
+            do { answer = try session.open(offer: offer) } catch { return failed(error.description) }
+            try signaling.setRemote(GST_WEBRTC_SDP_TYPE_ANSWER, sdp: answer)
         } catch {
             return failed(error.message)
         }
         queue.asyncAfter(deadline: .now() + Self.connectTimeout) { [weak self] in
-            guard let self, !self.lock.withLock({ self.connected || self.ended }) else { return }
+            guard let self, !self.session.isEnded, !self.lock.withLock({ self.connected }) else { return }
             self.failed("never connected within \(Int(Self.connectTimeout)) s (ICE or DTLS; "
                         + WebRTCSignaling(name: "whip", webrtc: self.webrtc).iceConnectionState + ")")
         }
@@ -100,16 +97,10 @@ final class WHIPPublisher: @unchecked Sendable {
 
     /// The push fails with `message` (once; never after `end`).
     private func failed(_ message: String) {
-        guard !lock.withLock({ ended }) else { return }
+        guard !session.isEnded else { return }
         cgst_element_post_error(webrtc, message)
     }
 
     /// Ends the session on the server (`DELETE` on its location), once; nothing is posted after this.
-    func end() {
-        guard let url = lock.withLock({ () -> URL? in
-            defer { ended = true }
-            return ended ? nil : location
-        }) else { return }
-        exchange.delete(url)
-    }
+    func end() { session.end() }
 }

@@ -104,3 +104,33 @@ private final class ResultBox: @unchecked Sendable {
         return try r.get()
     }
 }
+
+/// One session on a WHIP or WHEP server: opened by posting the offer (its location kept), ended once with `DELETE`.
+/// `@unchecked Sendable`: the location and `ended` are behind `lock`.
+final class SDPSession: @unchecked Sendable {
+    let exchange: SDPExchange
+    private let lock = NSLock()
+    private var location: URL?
+    private var ended = false
+
+    init(_ exchange: SDPExchange) { self.exchange = exchange }
+
+    /// Posts the offer and returns the answer's SDP; throws what the server said instead.
+    func open(offer: String) throws(SDPExchange.Failure) -> String {
+        let reply = try exchange.post(offer: offer)
+        lock.withLock { location = reply.location }
+        return reply.answer
+    }
+
+    var isEnded: Bool { lock.withLock { ended } }
+
+    /// Ends the session on the server (`DELETE` on its location), once; a server that gave no location is left to
+    /// time it out.
+    func end() {
+        guard let url = lock.withLock({ () -> URL? in
+            defer { ended = true }
+            return ended ? nil : location
+        }) else { return }
+        exchange.delete(url)
+    }
+}

@@ -6,7 +6,7 @@ import Foundation
 /// set, and the session ended with `DELETE` on its location. The offer is non-trickle: ICE gathering completes
 /// first, so one request carries every candidate, and any WHEP server takes it.
 ///
-/// `@unchecked Sendable`: the session's location and both sides' candidates are behind `lock`; the webrtcbin is kept
+/// `@unchecked Sendable`: both sides' candidates are behind `lock` (the session keeps its own); the webrtcbin is kept
 /// alive by the reference taken in `init`.
 public final class WHEPClient: @unchecked Sendable {
     public struct Options: Sendable {
@@ -25,13 +25,11 @@ public final class WHEPClient: @unchecked Sendable {
         public let description: String
     }
 
-    private let exchange: SDPExchange
+    private let session: SDPSession
     private let webrtc: UnsafeMutablePointer<GstElement>
     private let lock = NSLock()
-    private var location: URL?
     private var ours: [String] = []
     private var theirs: [String] = []
-    private var ended = false
 
     /// `whep+http://HOST/PATH` or `whep+https://…`: the http(s) URL a WHEP client posts to; nil for another scheme.
     public static func endpoint(of url: String) -> URL? { SDPExchange.endpoint(of: url, prefix: "whep") }
@@ -39,7 +37,7 @@ public final class WHEPClient: @unchecked Sendable {
     /// Takes its own reference on `webrtc`; adds the receive-only transceivers and sets ICE up. Call before the
     /// pipeline plays.
     init(endpoint: URL, webrtc: UnsafeMutablePointer<GstElement>, sound: Bool, options: Options) throws(Failure) {
-        exchange = SDPExchange(kind: "WHEP", endpoint: endpoint, token: options.token, timeout: options.requestTimeout)
+        session = SDPSession(SDPExchange(kind: "WHEP", endpoint: endpoint, token: options.token, timeout: options.requestTimeout))
         self.webrtc = webrtc
         gst_object_ref(UnsafeMutableRawPointer(webrtc))
         let signaling = WebRTCSignaling(name: "whep", webrtc: webrtc)
@@ -72,11 +70,7 @@ public final class WHEPClient: @unchecked Sendable {
         }
         lock.withLock { ours = IceCandidates.summary(of: offer) }
         let answer: String
-        do {
-            let reply = try exchange.post(offer: offer)
-            answer = reply.answer
-            lock.withLock { location = reply.location }
-        } catch { throw Failure(description: error.description) }
+        do { answer = try session.open(offer: offer) } catch { throw Failure(description: error.description) }
         lock.withLock { theirs = IceCandidates.summary(of: answer) }
         do { try signaling.setRemote(GST_WEBRTC_SDP_TYPE_ANSWER, sdp: answer) } catch {
             end()
@@ -95,11 +89,5 @@ public final class WHEPClient: @unchecked Sendable {
     }
 
     /// Ends the session on the server (`DELETE` on its location), once.
-    func end() {
-        guard let url = lock.withLock({ () -> URL? in
-            defer { ended = true }
-            return ended ? nil : location
-        }) else { return }
-        exchange.delete(url)
-    }
+    func end() { session.end() }
 }
