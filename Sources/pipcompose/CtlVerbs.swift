@@ -77,11 +77,17 @@ struct CtlFrame: CtlVerb {
     @OptionGroup var own: ControlOptions
     @Option(help: "Scale to fit WxH (aspect kept).") var size: String?
     @Option(name: .shortAndLong, help: "The PNG file to write.") var output: String
+    @Flag(help: "Replace the file if it exists.") var overwrite = false
 
     func run() throws {
+        if FileManager.default.fileExists(atPath: output) && !overwrite {
+            throw ValidationError("'\(output)' exists; pass --overwrite to replace it")
+        }
         let query = size.map { "?size=\($0)" } ?? ""
         let data = try failing { try connection.client().send("GET", "/v1/frame.png" + query) }
-        try data.write(to: URL(fileURLWithPath: output))
+        do { try data.write(to: URL(fileURLWithPath: output), options: overwrite ? [.atomic] : [.withoutOverwriting]) } catch {
+            throw UserError("cannot write \(output): \(error.localizedDescription)")
+        }
         say("wrote \(output)")
     }
 }

@@ -44,6 +44,9 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "Also write the JSON report to this file.")
     var report: String?
 
+    @Flag(help: "Replace the --report file if it exists.")
+    var overwrite = false
+
     @Flag(help: "No status line while running.")
     var quiet = false
 
@@ -93,6 +96,9 @@ struct ProbeCommand: ParsableCommand {
             let dir = URL(fileURLWithPath: report).deletingLastPathComponent().path
             guard FileManager.default.isWritableFile(atPath: dir) else {
                 throw ValidationError("--report: cannot write in \(dir)")
+            }
+            if FileManager.default.fileExists(atPath: report) && !overwrite {
+                throw ValidationError("--report: '\(report)' exists; pass --overwrite to replace it")
             }
         }
     }

@@ -22,6 +22,9 @@ struct SnapshotCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output PNG path.")
     var output: String
 
+    @Flag(help: "Replace the output file if it exists.")
+    var overwrite = false
+
     @Option(help: ArgumentHelp("A web widget's data instead of the scene's: ID=JSON, e.g. lower='{\"f0\":\"Jane Doe\"}' (a preview of the template with that data). Repeatable.", valueName: "id=json"))
     var data: [String] = []
 
@@ -33,6 +36,9 @@ struct SnapshotCommand: ParsableCommand {
         let dir = URL(fileURLWithPath: output).deletingLastPathComponent().path
         guard FileManager.default.isWritableFile(atPath: dir) else {
             throw ValidationError("cannot write '\(output)': directory '\(dir)' does not exist or is not writable")
+        }
+        if FileManager.default.fileExists(atPath: output) && !overwrite {
+            throw ValidationError("'\(output)' exists; pass --overwrite to replace it")
         }
         if let wall { _ = try parseWall(wall) }
         for d in data where !d.contains("=") { throw ValidationError("--data takes ID=JSON, got '\(d)'") }

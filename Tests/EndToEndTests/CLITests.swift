@@ -69,6 +69,22 @@ extension EndToEnd {
             #expect(!FileManager.default.fileExists(atPath: dir.file("x.png")))
         }
 
+        /// A file is never replaced unless the user said so: snapshot's PNG and probe's report are refused when
+        /// they exist (the file untouched), and replaced with --overwrite.
+        @Test func anExistingFileIsReplacedOnlyWithOverwrite() throws {
+            let dir = try TempDir()
+            let png = dir.file("x.png"), report = dir.file("report.json")
+            for path in [png, report] { try "mine".write(toFile: path, atomically: true, encoding: .utf8) }
+            let kept = try pipcompose(["snapshot", "--size", "320x180", "-o", png])
+            #expect(kept.status != 0 && kept.stderr.contains("exists; pass --overwrite to replace it"), "\(kept.stderr)")
+            #expect((try? String(contentsOfFile: png, encoding: .utf8)) == "mine")
+            let replaced = try pipcompose(["snapshot", "--size", "320x180", "-o", png, "--overwrite"])
+            #expect(replaced.status == 0 && pngSize(png).map { $0 == (320, 180) } == true, "\(replaced.stderr)")
+            let probe = try pipcompose(["probe", "rtsp://127.0.0.1:1/x", "--report", report, "--timeout", "1"])
+            #expect(probe.status != 0 && probe.stderr.contains("'\(report)' exists; pass --overwrite"), "\(probe.stderr)")
+            #expect((try? String(contentsOfFile: report, encoding: .utf8)) == "mine")
+        }
+
         @Test func aBadSceneNamesFileLineAndColumnWithoutAStackTrace() throws {
             let dir = try TempDir()
             let scene = dir.file("bad.yaml")

@@ -77,7 +77,7 @@ extension EndToEnd {
             #expect(events.waitForLine { $0.contains("listening for events") } != nil, "\(events.allOutput)")
             let shot = dir.file("now.png")
             #expect(poll(until: {
-                (try? ctl(c, ["frame", "-o", shot]))?.status == 0 && (try? rgbPixels(shot)).map { $0.count > 3 * (320 * 120 + 160) && $0[3 * (320 * 120 + 160)] > 200 } == true
+                (try? ctl(c, ["frame", "-o", shot, "--overwrite"]))?.status == 0 && (try? rgbPixels(shot)).map { $0.count > 3 * (320 * 120 + 160) && $0[3 * (320 * 120 + 160)] > 200 } == true
             }, timeout: 30), "the page did not show red: \(p.allOutput)")
             let now = Int64(statusJSON(c)["frame"] as? Int ?? 0), target = now + 45
             func call(_ at: Int64) throws -> (Int, String) {

@@ -56,7 +56,7 @@ extension EndToEnd {
             #expect(try ctl(c, ["web", "lower", "update", ##"{"color":"#0000ff"}"##]).status == 0)
             let live = dir.file("live.png")
             #expect(poll(until: {
-                (try? ctl(c, ["frame", "-o", live]))?.status == 0 && (try? pixel(live, 160, 90, width: 320)) == "0,0,255"
+                (try? ctl(c, ["frame", "-o", live, "--overwrite"]))?.status == 0 && (try? pixel(live, 160, 90, width: 320)) == "0,0,255"
             }, timeout: 30), "\(p.allOutput)")
             let preview = dir.file("preview.png")
             let made = try ctl(c, ["web", "lower", "snapshot", ##"{"color":"#00ff00"}"##, "-o", preview])
@@ -66,6 +66,9 @@ extension EndToEnd {
             #expect(kept.status != 0 && kept.stderr.contains("exists; pass --overwrite"), "\(kept.stderr)")
             let after = dir.file("after.png")
             #expect(try ctl(c, ["frame", "-o", after]).status == 0)
+            // The picture of now is not written over a file that exists unless asked.
+            let again = try ctl(c, ["frame", "-o", after])
+            #expect(again.status != 0 && again.stderr.contains("exists; pass --overwrite"), "\(again.stderr)")
             #expect(try pixel(after, 160, 90, width: 320) == "0,0,255", "the live page was touched")
             let nobody = try ctl(c, ["web", "nobody", "snapshot", "{}", "-o", dir.file("n.png")])
             #expect(nobody.status != 0 && nobody.stderr.contains("no widget 'nobody'"), "\(nobody.stderr)")
