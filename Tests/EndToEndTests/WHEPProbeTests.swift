@@ -25,16 +25,22 @@ extension EndToEnd {
         /// latency and the join time; the session is ended on the server when the probe stops.
         @Test func theProbeReadsPipcomposesOwnWHEPWithAWatchLinksToken() throws {
             let dir = try TempDir()
-            let (p, _) = try startLive([try timecodeScene(dir), "--webrtc"])
+            let scene = try timecodeScene(dir)
+            let (p, _) = try startLive([scene, "--webrtc"])
             let c = try #require(controlURL(p), "\(p.allOutput)")
             let link = try #require(pageURL(p).flatMap { URLComponents(string: $0)?.queryItems?.first { $0.name == "token" }?.value })
-            let r = try LiveProcess(binary, ["probe", "whep+\(c)/v1/whep", "--duration", "4", "--json", "--quiet"],
+            let r = try LiveProcess(binary, ["probe", "whep+\(c)/v1/whep", "--duration", "4", "--json", "--quiet",
+                                             "--reference", scene, "--max-corrupt", "0"],
                                     environment: ["PIPCOMPOSE_WHEP_TOKEN": link])
             #expect(r.waitForExit(timeout: 60) == 0, "\(r.allOutput)\n\(p.allOutput)")
             let (total, p50) = probeTotal(r)
             #expect((total["frames"] as? Int ?? 0) > 60, "\(total)")
             #expect(total["dropped"] as? Int == 0 && total["unreadable"] as? Int == 0 && total["repeated"] as? Int == 0, "\(total)")
             #expect(p50 != nil && (total["joinMs"] as? Double ?? 0) > 0, "\(total)")
+            // Every picture is the scene's picture of its frame (what a WebRTC viewer saw, not only that frames came).
+            let json = (try? JSONSerialization.jsonObject(with: Data(r.stdout.joined(separator: "\n").utf8))) as? [String: Any]
+            let fidelity = (json?["fidelity"] as? [String: Any])?["total"] as? [String: Any] ?? [:]
+            #expect((fidelity["compared"] as? Int ?? 0) > 30 && fidelity["corrupt"] as? Int == 0, "\(fidelity)")
             #expect(p.waitForLine(timeout: 15) { $0.contains("webrtc: viewer1 left: ended by the viewer") } != nil, "\(p.allOutput)")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0)
