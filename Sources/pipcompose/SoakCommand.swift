@@ -54,9 +54,12 @@ struct SoakRunCommand: ParsableCommand {
                                valueName: "url"))
     var viewersOnly: [String] = []
 
-    @Option(help: ArgumentHelp("With --viewers-only whep+http://…: only this many viewers decode (latency, pictures); the others account for every frame by its RTP timestamp without decoding, so many more fit on one machine.",
+    @Option(help: ArgumentHelp("With --viewers-only whep+http://…: every viewer accounts for every frame by its RTP timestamp without decoding, and only this many at a time decode too (latency, pictures), in turn (--rotate-every), so many more fit on one machine.",
                                valueName: "K"))
     var decode: Int?
+
+    @Option(help: "With --decode: how long each turn of the decoding sample lasts, in seconds (the next K viewers decode after it).")
+    var rotateEvery: Double = 10
 
     @Option(help: "With whep+http(s):// viewers: the WHEP server's bearer token (prefer PIPCOMPOSE_WHEP_TOKEN: options show in ps).")
     var whepToken: String?
@@ -77,6 +80,7 @@ struct SoakRunCommand: ParsableCommand {
         c.av = av
         c.viewersOf = viewersOnly
         c.decode = decode
+        c.rotateEvery = rotateEvery
         c.webrtc = WHEPClient.Options(token: whepToken ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_WHEP_TOKEN"])
         if let reference {
             do { c.reference = reference == "demo" ? DemoScene.load() : try SceneLoader.load(path: reference) } catch {

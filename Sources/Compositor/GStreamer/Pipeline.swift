@@ -179,14 +179,15 @@ public final class Pipeline: @unchecked Sendable {
     /// links, `src. ! …`, look through all of an element's pads from whichever thread adds one; rtspsrc adds its
     /// picture and sound pads from two threads at once, and one of them was sometimes left unlinked: the probe
     /// then read nothing, about one start in thirty.)
-    public func linkAddedPads(ofElementNamed name: String, byMedia targets: [String: String]) {
+    /// `field`: the caps field whose value picks the target ("media"; "encoding-name" to link by codec).
+    public func linkAddedPads(ofElementNamed name: String, byMedia targets: [String: String], field: String = "media") {
         guard let e = element(named: name) else { return }
         defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
         Signals.connect(UnsafeMutableRawPointer(e), "pad-added") { [weak self] _, raw in
             guard let self, let pad = raw?.assumingMemoryBound(to: GstPad.self),
                   let caps = gst_pad_get_current_caps(pad) ?? gst_pad_query_caps(pad, nil) else { return }
             defer { gst_caps_unref(caps) }
-            guard gst_caps_get_size(caps) > 0, let media = gst_structure_get_string(gst_caps_get_structure(caps, 0), "media"),
+            guard gst_caps_get_size(caps) > 0, let media = gst_structure_get_string(gst_caps_get_structure(caps, 0), field),
                   let target = targets[String(cString: media)], let t = self.element(named: target) else { return }
             defer { gst_object_unref(UnsafeMutableRawPointer(t)) }
             guard let sink = gst_element_get_static_pad(t, "sink") else { return }

@@ -50,6 +50,13 @@ public final class Probe: @unchecked Sendable {
     /// The accounting viewer's last frame timestamp and number, and the frame period seen (the smallest step).
     private var counted: (pts: UInt64, frame: UInt64)?
     private var period: UInt64?
+    /// An accounting viewer's decoded sample (`sampling(_:)`): its decoder while it is in the sample (its input and
+    /// output), and whether it still waits for the key frame it asked for (frames before it would decode to garbage).
+    private var sampler: (pipeline: Pipeline, input: AppSource, output: AppSink)?
+    private var awaitingKeyFrame = false
+    private var samplerCaps: MediaCaps?
+    /// An accounting viewer's appsink for VP8 (`sink` takes H.264).
+    private var vp8Sink: AppSink?
 
     /// `now`: wall clock in milliseconds since 1970 (injected for tests of the bookkeeping).
     /// `keepSeconds`: finished seconds kept for `snapshot()` (a soak needs only the last few).
@@ -70,7 +77,7 @@ public final class Probe: @unchecked Sendable {
                                            sound: sound && decodes, decodes: decodes)
         launch = text
         isLive = live
-        stats = ProbeStats(measuresLatency: live && decodes, warmupMs: warmupMs, keepSeconds: keepSeconds)
+        stats = ProbeStats(measuresLatency: live, warmupMs: warmupMs, keepSeconds: keepSeconds)
         av = AVSyncStats(keep: keepSeconds)
         pipeline = try Pipeline(name: "probe", launch: text)
         self.compareEvery = max(1, compareEvery)
@@ -147,7 +154,13 @@ public final class Probe: @unchecked Sendable {
         }
         guard sink != nil else { throw Invalid(description: "the probe pipeline has no element named 'out'") }
         // An RTSP source's pads are linked here, each by its media (see pipelines/probe-rtsp.pipeline).
-        if pipeline.hasElement(named: "picture") {
+        if !decodes {
+            // An accounting viewer: the server's codec picks the depayloader, and each has its own appsink.
+            pipeline.linkAddedPads(ofElementNamed: "src", byMedia: ["H264": "picture", "VP8": "picture_vp8"], field: "encoding-name")
+            vp8Sink = pipeline.appSink(named: "out_vp8", dropWhenFull: false, onSample: { [weak self] buffer, caps in
+                self?.sample(buffer, caps)
+            }, onEOS: { [weak self] in self?.end(nil) })
+        } else if pipeline.hasElement(named: "picture") {
             pipeline.linkAddedPads(ofElementNamed: "src", byMedia: ["video": "picture", "audio": "sound"])
             // rtpbin leaves the tracks as they came when the RTCP sender reports ask for a correction under 4 ms
             // (its min-ts-offset): the A/V offset read 2.7 ms off after some starts and exact after others.
@@ -201,7 +214,7 @@ public final class Probe: @unchecked Sendable {
     public var connectionDiagnosis: String? { whep?.diagnosis }
 
     private func sample(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
-        if !decodes { return account(buffer) }
+        if !decodes { return account(buffer, caps) }
         let wall = isLive ? now() : 0
         let read = luma.withLuma(buffer, caps: caps) { plane in
             let reading = TimecodeCodec.read(luma: plane.bytes, width: plane.width, height: plane.height, stride: plane.stride)
@@ -234,12 +247,82 @@ public final class Probe: @unchecked Sendable {
         if read == nil { lock.withLock { stats.decodeError() } }
     }
 
+    /// An accounting viewer decodes its frames (true) or only counts them (false): the soak's rotating sample.
+    /// Opening makes its decoder and asks the server for a key frame; frames go to the decoder from the first one.
+    public func sampling(_ on: Bool) {
+        guard !decodes else { return }
+        if !on {
+            let old = lock.withLock { () -> Pipeline? in
+                defer { sampler = nil }
+                return sampler?.pipeline
+            }
+            _ = old?.stop(drain: false, timeout: 2)
+            return
+        }
+        guard lock.withLock({ sampler == nil }) else { return }
+        do {
+            let p = try Pipeline(name: "sample", launch: try PipelineTemplate.load("probe-sample").render([:]))
+            guard let input = p.appSource(named: "in", maxBuffers: 8),
+                  let output = p.appSink(named: "out", dropWhenFull: true, onSample: { [weak self] b, c in self?.samplePicture(b, c) },
+                                         onEOS: {}) else {
+                _ = p.stop(drain: false, timeout: 1)
+                return
+            }
+            try p.play()
+            lock.withLock {
+                sampler = (p, input, output)
+                samplerCaps = nil
+                awaitingKeyFrame = true
+            }
+            sink?.requestKeyFrame()
+            vp8Sink?.requestKeyFrame()
+        } catch {
+            lock.withLock { stats.decodeError() }
+        }
+    }
+
+    public var isSampling: Bool { lock.withLock { sampler != nil } }
+
+    /// A picture of the sample: its strip gives a latency (its frame was counted already), and it is compared with
+    /// the scene like a decoding viewer's.
+    private func samplePicture(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
+        let wall = now()
+        _ = luma.withLuma(buffer, caps: caps) { plane in
+            let reading = TimecodeCodec.read(luma: plane.bytes, width: plane.width, height: plane.height, stride: plane.stride)
+            let second = lock.withLock { () -> Int in
+                stats.sampled(arrivalMs: wall, reading: reading)
+                return stats.secondIndex(ofArrival: wall)
+            }
+            guard let comparer else { return }
+            guard let reading else { return comparer.unreadable() }
+            readableSeen += 1
+            if readableSeen % compareEvery == 0 {
+                comparer.offer(reading: reading, width: plane.width, height: plane.height, second: second) { out in
+                    for y in 0..<plane.height {
+                        memcpy(out.baseAddress! + y * plane.width, plane.bytes.baseAddress! + y * plane.stride, plane.width)
+                    }
+                }
+            }
+        }
+    }
+
     /// An accounting viewer's frame (one access unit, not decoded): its number is where its timestamp sits after
     /// the first one's, in steps of the frame period (the smallest step between two frames seen), so frames missing
     /// between two are counted as drops and a frame with the same timestamp as a repeat.
-    private func account(_ buffer: MediaBuffer) {
+    private func account(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
         let wall = now()
         lock.withLock {
+            // In the sample: the frame to the decoder too, from a key frame on.
+            if let sampler {
+                if awaitingKeyFrame && buffer.isKeyFrame { awaitingKeyFrame = false }
+                if !awaitingKeyFrame {
+                    if let caps, samplerCaps.map({ $0 != caps }) ?? true {
+                        sampler.input.setCaps(caps)
+                        samplerCaps = caps
+                    }
+                    _ = sampler.input.push(buffer.shallowCopy())
+                }
+            }
             guard let pts = buffer.pts else { return stats.decodeError() }
             var number: UInt64 = 0
             if let last = counted {
@@ -248,7 +331,8 @@ public final class Probe: @unchecked Sendable {
                 number = last.frame + steps
             }
             counted = (pts, number)
-            stats.frame(arrivalMs: wall, width: 0, height: 0, reading: TimecodeCodec.Reading(frame: number, wallMilliseconds: 0))
+            stats.frame(arrivalMs: wall, width: 0, height: 0, reading: TimecodeCodec.Reading(frame: number, wallMilliseconds: 0),
+                        timed: false)
         }
     }
 
@@ -340,6 +424,7 @@ public final class Probe: @unchecked Sendable {
 
     /// Tears the pipeline down (no EOS to drain: nothing is written).
     public func stop() {
+        sampling(false)
         whep?.end()
         _ = pipeline.stop(drain: false, timeout: 2)
         comparer?.finish()

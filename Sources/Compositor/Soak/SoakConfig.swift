@@ -35,6 +35,10 @@ public struct SoakConfig: Sendable {
     /// every frame by its RTP timestamp and read no picture.
     public var decode: Int?
     public var decodingViewers: Int { min(viewers, decode ?? viewers) }
+    /// Fewer decode than watch: all account for frames, `decodingViewers` at a time decode too, in turn.
+    public var rotatesSample: Bool { decodingViewers < viewers }
+    /// How long each turn of the sample lasts (`--rotate-every`), seconds.
+    public var rotateEvery: Double = 10
 
     /// Only viewers, of streams elsewhere.
     public var viewersOnly: Bool { !viewersOf.isEmpty }
@@ -67,6 +71,9 @@ public struct SoakConfig: Sendable {
             if let decode {
                 guard (0...viewers).contains(decode) else {
                     throw Invalid(description: "--decode must be 0...\(viewers) (of --viewers), got \(decode)")
+                }
+                guard rotateEvery >= 1 && rotateEvery.isFinite else {
+                    throw Invalid(description: "--rotate-every must be 1 second or more, got \(rotateEvery)")
                 }
                 if decode < viewers && !viewersOf.allSatisfy({ $0.lowercased().hasPrefix("whep+") }) {
                     throw Invalid(description: "--decode below --viewers needs whep+http(s):// streams: only WHEP viewers "

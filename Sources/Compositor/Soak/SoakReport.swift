@@ -169,7 +169,7 @@ public struct SoakReport: Codable, Sendable {
         return """
         soak: \(config.streams) streams × \(config.width)x\(config.height)@\(config.fps), \(config.viewers) viewers (\(config.transport)), \(t.seconds) s
         sources: \(t.framesRendered) frames rendered, \(t.sourceDropped) dropped
-        viewers: \(t.viewerFrames) frames \(t.decodingViewers.map { $0 < config.viewers ? "received (\($0) of \(config.viewers) viewers decoding)" : "decoded" } ?? "decoded"), \(t.stalls ?? 0) stalls, \(t.viewerDropped) dropped, \(t.viewerRepeated) repeated, \(t.unreadable) unreadable, \(t.decodeErrors) decode errors
+        viewers: \(t.viewerFrames) frames \(t.decodingViewers.map { $0 < config.viewers ? "received (\($0) of \(config.viewers) viewers decoding at a time, in turn)" : "decoded" } ?? "decoded"), \(t.stalls ?? 0) stalls, \(t.viewerDropped) dropped, \(t.viewerRepeated) repeated, \(t.unreadable) unreadable, \(t.decodeErrors) decode errors
         latency ms: p50 \(ms(t.latencyP50))  p99 \(ms(t.latencyP99))  max \(ms(t.latencyMax))
         pictures: \(t.compared) compared with the scene's render, \(t.corrupt) corrupt, SSIM p1 \(t.ssimP1.map { String(format: "%.4f", $0) } ?? "-") min \(t.ssimMin.map { String(format: "%.4f", $0) } ?? "-")
         \(avLine)cpu \(String(format: "%.0f", t.cpuPercentMean)) % of one core; rss \(mib(t.rssStartBytes)) → \(mib(t.rssEndBytes)) (max \(mib(t.rssMaxBytes)), growth \(String(format: "%+.2f", Double(t.rssGrowthBytes) / 1_048_576)) MiB)

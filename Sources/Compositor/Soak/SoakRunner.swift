@@ -37,10 +37,11 @@ public final class SoakRunner: @unchecked Sendable {
             for j in 0..<config.viewers {
                 let url = config.viewersOnly ? config.viewersOf[j % config.viewersOf.count] : sessions[j % sessions.count].rtspURL!
                 let scene = config.viewersOnly ? config.reference : try config.scene(j % sessions.count)
-                // A WHEP swarm: the first `decode` viewers decode, the others account for frames without decoding.
-                let decodes = j < config.decodingViewers
+                // A WHEP swarm (`--decode K` below the viewers): every viewer accounts for frames without decoding,
+                // and K of them at a time decode as well, in turn (`rotate` below).
+                let decodes = !config.rotatesSample
                 let probe = try Probe(url: url, transport: config.transport, sound: config.av && decodes, keepSeconds: 4,
-                                      reference: decodes ? scene.map { ReferencePicture(scene: $0) } : nil,
+                                      reference: scene.map { ReferencePicture(scene: $0) },
                                       compareEvery: config.compareEvery, webrtc: config.webrtc, decodes: decodes)
                 try probe.start()
                 probes.append(probe)
@@ -54,6 +55,17 @@ public final class SoakRunner: @unchecked Sendable {
         } else {
             log("soak: \(config.streams) streams, \(config.viewers) viewers, \(Int(config.duration)) s")
         }
+        // The sample: K viewers decode, the next K after each `rotateEvery` seconds.
+        var sampleStart = 0
+        func rotate() {
+            guard config.rotatesSample, !probes.isEmpty else { return }
+            let k = config.decodingViewers
+            let chosen = Set((0..<k).map { (sampleStart + $0) % probes.count })
+            for (j, p) in probes.enumerated() where !chosen.contains(j) { p.sampling(false) }
+            for j in chosen.sorted() { probes[j].sampling(true) }
+            sampleStart = (sampleStart + k) % probes.count
+        }
+        rotate()
         let labels = probes.enumerated().map { j, p in
             ProbeMetrics.labels(url: p.url, transport: config.transport.rawValue) + [("viewer", String(j))]
         }
@@ -90,6 +102,7 @@ public final class SoakRunner: @unchecked Sendable {
         let wake = DispatchSemaphore(value: 0)
         while Double(second) < config.duration && !shouldStop() {
             second += 1
+            if config.rotatesSample && second % max(1, Int(config.rotateEvery)) == 0 { rotate() }
             // Sample on whole seconds of the run, whatever the sampling itself cost.
             let due = start + Double(second)
             _ = wake.wait(timeout: .now() + max(0, due - ProcessSampler.monotonic()))

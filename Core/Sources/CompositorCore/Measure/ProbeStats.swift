@@ -85,8 +85,10 @@ public struct ProbeStats: Sendable {
     /// One decoded frame: when it was decoded (ms since 1970), its size, and what its strip read. A file's frames
     /// count in the file's time instead: `arrivalMs` where the frame ends, `startsMs` where it starts (the run's
     /// span is then the file's, from its first frame's start).
+    /// `timed`: false for a frame counted without its picture (an accounting viewer's, numbered by its timestamp):
+    /// its reading carries no time, so it gives no latency.
     public mutating func frame(arrivalMs: Double, startsMs: Double? = nil, width: Int, height: Int,
-                               reading: TimecodeCodec.Reading?) {
+                               reading: TimecodeCodec.Reading?, timed: Bool = true) {
         if start == nil {
             start = startsMs ?? arrivalMs
             if measuresLatency, let startedMs { total.joinMs = arrivalMs - startedMs }
@@ -139,7 +141,7 @@ public struct ProbeStats: Sendable {
         lastFrame = reading.frame
         total.lastFrame = reading.frame
         // A repeated frame's latency would be its age on screen, not transport time: measured on new frames.
-        if measuresLatency && repeatRun == 0 {
+        if measuresLatency && timed && repeatRun == 0 {
             let ms = arrivalMs - Double(reading.wallMilliseconds)
             if total.firstFrameLatencyMs == nil { total.firstFrameLatencyMs = ms }
             if arrivalMs - start! >= warmupMs {
@@ -147,6 +149,24 @@ public struct ProbeStats: Sendable {
                 latencyBuckets.observe(ms / 1000)
                 currentLatencies.append(ms)
             }
+        }
+    }
+
+    /// A picture decoded beside the frames counted (an accounting viewer's sample): its strip's time gives a latency,
+    /// its frame is already counted. Unreadable: its strip could not be read (a damaged picture).
+    public mutating func sampled(arrivalMs: Double, reading: TimecodeCodec.Reading?) {
+        guard let reading else {
+            total.unreadable += 1
+            current?.unreadable += 1
+            return
+        }
+        guard measuresLatency, let start else { return }
+        let ms = arrivalMs - Double(reading.wallMilliseconds)
+        if total.firstFrameLatencyMs == nil { total.firstFrameLatencyMs = ms }
+        if arrivalMs - start >= warmupMs {
+            histogram.add(ms)
+            latencyBuckets.observe(ms / 1000)
+            currentLatencies.append(ms)
         }
     }
 
