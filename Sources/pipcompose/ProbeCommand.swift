@@ -32,7 +32,7 @@ struct ProbeCommand: ParsableCommand {
 
     @OptionGroup var duration: DurationOption
 
-    @Option(help: "Give up when no frame arrives within this many seconds.")
+    @Option(help: "Give up when no frame arrives within this many seconds; a live stream whose frames stop for this long ends the probe with a failure (exit 3).")
     var timeout: Double = 15
 
     @Flag(help: "Also decode the sound and report the A/V offset from its ticks (a source run with --audio ticks).")

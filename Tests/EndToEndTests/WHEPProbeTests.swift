@@ -156,6 +156,13 @@ extension EndToEnd {
                     && deaf.err.contains("ours: host") && deaf.err.contains("theirs: host"), "\(deaf.err)")
             let down = try tool([binary, "probe", "whep+http://127.0.0.1:\(freePort())/whep", "--duration", "2"])
             #expect(down.status == 1 && down.err.contains("cannot reach the WHEP server"), "\(down.err)")
+            // A server that stops sending: the probe says so after --timeout, with its figures, and exits 3.
+            let watching = try LiveProcess(binary, ["probe", "whep+\(base)/whep", "--whep-token", "right", "--timeout", "3",
+                                                    "--duration", "120"])
+            #expect(watching.waitForLine(timeout: 30) { $0.contains(" fps ") } != nil, "\(watching.allOutput)")
+            server.signal(SIGKILL)
+            #expect(watching.waitForExit(timeout: 30) == 3, "\(watching.allOutput)")
+            #expect(watching.stdout.contains { $0.contains("FAILED: the stream stopped: no frame for 3 s") }, "\(watching.allOutput)")
             let av = try tool([binary, "probe", "whep+\(base)/whep", "--av"])
             #expect(av.status != 0 && av.err.contains("--av over WHEP is not measured yet"), "\(av.err)")
             let misplaced = try tool([binary, "probe", try #require(url), "--whep-token", "x"])

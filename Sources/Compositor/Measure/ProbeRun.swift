@@ -45,6 +45,9 @@ public struct ProbeRun {
         let started = Date()
         let labels = ProbeMetrics.labels(url: url, transport: transportName)
         var framesBefore = 0
+        // A live source that stopped sending (frames came, then none for `timeout`): the run ends, and says so.
+        var lastFrameAt = Date()
+        var silentFor: Double?
         // The series exist from the start (at zero), so a scrape before the first frame finds the stream.
         metrics?.update(labels, from: probe, total: ProbeStats.Total(), receiving: false)
         while true {
@@ -53,7 +56,12 @@ public struct ProbeRun {
             let elapsed = Date().timeIntervalSince(started)
             if let second { onSecond(Self.statusLine(second, total, latency)) }
             metrics?.update(labels, from: probe, total: total, receiving: !ended && total.frames > framesBefore)
+            if total.frames > framesBefore { lastFrameAt = Date() }
             framesBefore = total.frames
+            if probe.isLive && total.frames > 0 && Date().timeIntervalSince(lastFrameAt) >= timeout {
+                silentFor = Date().timeIntervalSince(lastFrameAt)
+                break
+            }
             if ended || shouldStop() { break }
             if let duration, elapsed >= duration { break }
             if total.frames == 0 && elapsed >= timeout {
@@ -76,8 +84,11 @@ public struct ProbeRun {
             ProbeReport.Fidelity(scene: reference?.name ?? "", total: $0.total, seconds: $0.seconds, errors: $0.errors,
                                  excluded: reference?.picture.excluded ?? [])
         }
-        let failures = ProbeReport.failures(total, live: probe.isLive, maxLatencyMs: maxLatencyMs, maxDrops: maxDrops,
+        var failures = ProbeReport.failures(total, live: probe.isLive, maxLatencyMs: maxLatencyMs, maxDrops: maxDrops,
                                             fidelity: fidelity?.total, maxCorrupt: maxCorrupt)
+        if let silentFor {
+            failures.append(String(format: "the stream stopped: no frame for %.0f s after %d frames (--timeout)", silentFor, total.frames))
+        }
         metrics?.update(labels, from: probe, total: total, receiving: false)
         var report = ProbeReport(url: url, transport: transportName,
                                  live: probe.isLive, total: total, seconds: seconds, fidelity: fidelity, failures: failures)
