@@ -55,6 +55,8 @@ public final class Probe: @unchecked Sendable {
     private var sampler: (pipeline: Pipeline, input: AppSource, output: AppSink)?
     private var awaitingKeyFrame = false
     private var samplerCaps: MediaCaps?
+    /// Frames the sample's decoder may have waiting.
+    static let sampleQueue = 8
     /// An accounting viewer's appsink for VP8 (`sink` takes H.264).
     private var vp8Sink: AppSink?
 
@@ -262,7 +264,7 @@ public final class Probe: @unchecked Sendable {
         guard lock.withLock({ sampler == nil }) else { return }
         do {
             let p = try Pipeline(name: "sample", launch: try PipelineTemplate.load("probe-sample").render([:]))
-            guard let input = p.appSource(named: "in", maxBuffers: 8),
+            guard let input = p.appSource(named: "in", maxBuffers: Self.sampleQueue),
                   let output = p.appSink(named: "out", dropWhenFull: true, onSample: { [weak self] b, c in self?.samplePicture(b, c) },
                                          onEOS: {}) else {
                 _ = p.stop(drain: false, timeout: 1)
@@ -312,9 +314,12 @@ public final class Probe: @unchecked Sendable {
     private func account(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
         let wall = now()
         lock.withLock {
-            // In the sample: the frame to the decoder too, from a key frame on.
+            // In the sample: the frame to the decoder too, from a key frame on. A decoder that falls behind (its
+            // queue nearly full: the machine is loaded) skips to the next key frame, so it never decodes a picture
+            // whose reference it lost: the viewer's figures are the stream's, not the instrument's.
             if let sampler {
-                if awaitingKeyFrame && buffer.isKeyFrame { awaitingKeyFrame = false }
+                if !awaitingKeyFrame && sampler.input.queued >= Self.sampleQueue - 1 { awaitingKeyFrame = true }
+                if awaitingKeyFrame && buffer.isKeyFrame && sampler.input.queued < Self.sampleQueue - 1 { awaitingKeyFrame = false }
                 if !awaitingKeyFrame {
                     if let caps, samplerCaps.map({ $0 != caps }) ?? true {
                         sampler.input.setCaps(caps)
