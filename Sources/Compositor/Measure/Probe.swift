@@ -283,8 +283,6 @@ public final class Probe: @unchecked Sendable {
         }
     }
 
-    public var isSampling: Bool { lock.withLock { sampler != nil } }
-
     /// A picture of the sample: its strip gives a latency (its frame was counted already), and it is compared with
     /// the scene like a decoding viewer's.
     private func samplePicture(_ buffer: MediaBuffer, _ caps: MediaCaps?) {

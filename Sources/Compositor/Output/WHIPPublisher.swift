@@ -54,7 +54,7 @@ final class WHIPPublisher: @unchecked Sendable {
             guard let self else { return }
             self.queue.async { [weak self] in self?.negotiate() }
         }) else {
-            gst_object_unref(UnsafeMutableRawPointer(webrtc))
+            // Thrown with every field set: deinit runs and lets go of the webrtcbin.
             throw GstError(element: "whip", message: "the WHIP pipeline needs the picture's RTP caps named 'video_rtp'")
         }
     }
