@@ -24,10 +24,14 @@ public final class ReferenceComparer: @unchecked Sendable {
     private var stopped = false
     private var stats: FidelityStats
     private var errors: [String] = []
+    /// Which scene frame the pictures show (a paused source's scene time stands behind the strip); comparing thread only.
+    private var sceneFrames = SceneFrameTracker()
+    private let corruptBelow: Double
 
     public init(reference: ReferencePicture, corruptBelow: Double, waitForSlot: Bool, keepSeconds: Int = 86_400) {
         self.reference = reference
         self.waitForSlot = waitForSlot
+        self.corruptBelow = corruptBelow
         stats = FidelityStats(corruptBelow: corruptBelow, keepSeconds: keepSeconds)
         let t = Thread { [self] in run() }
         t.name = "probe-reference"
@@ -63,10 +67,7 @@ public final class ReferenceComparer: @unchecked Sendable {
             slot = nil
             busy = true
             cond.unlock()
-            let result: Result<Similarity, Error> = Result {
-                let ref = try reference.luma(for: job.reading, decoded: job.luma, width: job.width, height: job.height)
-                return Similarity.compare(job.luma, ref, width: job.width, height: job.height)
-            }
+            let result: Result<Similarity, Error> = Result { try compare(job) }
             cond.lock()
             switch result {
             case .success(let s): stats.record(second: job.second, frame: job.reading.frame, s)
@@ -76,6 +77,23 @@ public final class ReferenceComparer: @unchecked Sendable {
             cond.broadcast()
             cond.unlock()
         }
+    }
+
+    /// The picture compared with the scene frames it may show (`SceneFrameTracker`), likeliest first: the first
+    /// that matches, or the closest when none does (then it is corrupt).
+    private func compare(_ job: Job) throws -> Similarity {
+        var best: Similarity?
+        for scene in sceneFrames.candidates(for: job.reading.frame) {
+            let ref = try reference.luma(for: job.reading, scene: scene, decoded: job.luma, width: job.width, height: job.height)
+            let s = Similarity.compare(job.luma, ref, width: job.width, height: job.height)
+            if s.worstRegionSSIM >= corruptBelow {
+                sceneFrames.matched(frame: job.reading.frame, scene: scene)
+                return s
+            }
+            if best.map({ s.worstRegionSSIM > $0.worstRegionSSIM }) ?? true { best = s }
+        }
+        sceneFrames.missed()
+        return best!
     }
 
     /// Waits for the frame in hand (a file's last frame), then stops the thread.

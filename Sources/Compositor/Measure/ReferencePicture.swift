@@ -5,8 +5,8 @@ import Foundation
 /// it (BT.709, limited range). Compared with what a client decoded, it shows whether the viewer saw the right
 /// picture, not only that a picture came.
 ///
-/// Scene time is taken as frame ÷ fps: animations driven by it (ticker, progress) match unless the source was
-/// paused; text built from live values (`{viewers}`, API edits) cannot be known here and differs. The boxes of web
+/// Scene time is a whole number of frames ÷ fps: the strip's frame number unless the source was paused, and the
+/// frames a pause held it back otherwise (`SceneFrameTracker` finds them); text built from live values (`{viewers}`, API edits) cannot be known here and differs. The boxes of web
 /// and video widgets cannot be known either (a page's or a camera's pixels): they are left out of the comparison
 /// (`excluded`), the decoded picture standing in for the reference there.
 public final class ReferencePicture {
@@ -32,21 +32,23 @@ public final class ReferencePicture {
         }
     }
 
-    /// The reference for a decoded picture: its luma, with the excluded boxes taken from `decoded` itself.
-    func luma(for reading: TimecodeCodec.Reading, decoded: [UInt8], width: Int, height: Int) throws -> [UInt8] {
-        var ref = try luma(for: reading, width: width, height: height)
+    /// The reference for a decoded picture showing scene frame `scene`: its luma, with the excluded boxes taken
+    /// from `decoded` itself.
+    func luma(for reading: TimecodeCodec.Reading, scene: UInt64, decoded: [UInt8], width: Int, height: Int) throws -> [UInt8] {
+        var ref = try luma(for: reading, scene: scene, width: width, height: height)
         for b in excludedBoxes() {
             for y in b.y0..<b.y1 { ref.replaceSubrange(y * width + b.x0..<y * width + b.x1, with: decoded[y * width + b.x0..<y * width + b.x1]) }
         }
         return ref
     }
 
-    public func luma(for reading: TimecodeCodec.Reading, width: Int, height: Int) throws -> [UInt8] {
+    /// The picture of frame `reading.frame` showing scene frame `scene` (the frame itself when nothing paused).
+    public func luma(for reading: TimecodeCodec.Reading, scene: UInt64? = nil, width: Int, height: Int) throws -> [UInt8] {
         let size = PixelSize(width: width, height: height)
-        if renderer == nil { renderer = Renderer(scene: scene, size: size) }
+        if renderer == nil { renderer = Renderer(scene: self.scene, size: size) }
         let r = renderer!
         if r.size != size { r.resize(to: size) }
-        let time = FrameTime(frame: Int64(reading.frame), media: Double(reading.frame) / Double(scene.fps),
+        let time = FrameTime(frame: Int64(reading.frame), media: Double(scene ?? reading.frame) / Double(self.scene.fps),
                              wall: Date(timeIntervalSince1970: Double(reading.wallMilliseconds) / 1000))
         let surface = try r.snapshot(at: time)
         return surface.withBytes { buf in

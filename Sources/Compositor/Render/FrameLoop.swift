@@ -221,7 +221,7 @@ public final class FrameLoop: @unchecked Sendable {
             var target = clock.time(ofFrame: n)
             if let duration, Double(target) / 1e9 >= duration - 1e-9 { break }
             // A finite scene ends at its end.
-            if n > 0 && playback.ended(at: Double(target) / 1e9) { break }
+            if n > 0 && playback.ended(frame: n) { break }
             let now = clock.wait(until: target)
             // Copies of the last picture, before anything changes it (a resize replaces the canvas). With nobody
             // watching there is no such picture: this frame is drawn for them below, not encoded.
@@ -266,7 +266,7 @@ public final class FrameLoop: @unchecked Sendable {
             // time in whole nanoseconds is truncated for two frames in three at 30 fps, and a ticker whose text lands
             // on a half pixel at that size (the info panel at 320x180) was rounded the other way then, so a fresh
             // drawing of the same frame differed in 76 of 120 frames.
-            let media = playback.media(at: Double(n) / Double(clock.fps))
+            let media = playback.media(frame: n)
             let (pending, adopted, retired) = lock.withLock { () -> ([SceneChange], [RenditionPicture], [(size: PixelSize, done: () -> Void)]) in
                 defer { adoptions = []; retirements = [] }
                 let due = commands.filter { $0.isDue(frame: n, media: media) }

@@ -51,7 +51,7 @@ public final class LiveSession: @unchecked Sendable {
         var scene = options.scene
         scene.fps = options.fps
         renderer = Renderer(scene: scene, size: options.size, warn: { log("warning: \($0)") })
-        playback = Playback(timeline: scene.timeline)
+        playback = Playback(timeline: scene.timeline, fps: scene.fps)
     }
 
     /// The audio track, from `start()` until `stop()` (nil with `--audio none`).

@@ -6,7 +6,12 @@ import Foundation
 /// frames keep flowing). A live scene has an infinite time range and refuses skips; a finite one skips within
 /// [0, duration] and ends there.
 ///
-/// `@unchecked Sendable`: the play state and time base are behind `lock`; `timeline` is constant.
+/// Kept on the frame grid: a pause, a play and a skip take effect at a whole frame, so scene time is always a
+/// whole number of frames ÷ fps, computed as a reference drawing computes it. A probe comparing pictures with
+/// the scene (`--reference`) can then follow a pause as a constant count of frames behind the strip's number
+/// (`SceneFrameTracker`).
+///
+/// `@unchecked Sendable`: the play state and time base are behind `lock`; `timeline` and `fps` are constant.
 public final class Playback: @unchecked Sendable {
     public enum Refusal: Error, CustomStringConvertible {
         case live
@@ -17,13 +22,17 @@ public final class Playback: @unchecked Sendable {
     }
 
     public let timeline: Scene.Timeline
+    public let fps: Int
     private let lock = NSLock()
-    /// Scene time at running time `anchor`.
-    private var base = 0.0
-    private var anchor = 0.0
+    /// Scene time in frames at frame `anchor`.
+    private var base: Int64 = 0
+    private var anchor: Int64 = 0
     private var _paused = false
 
-    public init(timeline: Scene.Timeline) { self.timeline = timeline }
+    public init(timeline: Scene.Timeline, fps: Int) {
+        self.timeline = timeline
+        self.fps = max(1, fps)
+    }
 
     public var isPaused: Bool { lock.withLock { _paused } }
 
@@ -32,9 +41,24 @@ public final class Playback: @unchecked Sendable {
         return nil
     }
 
-    /// Scene time at running time `running` (seconds).
-    public func media(at running: Double) -> Double {
-        lock.withLock { clamp(_paused ? base : base + (running - anchor)) }
+    /// The first frame at or after running time `running` (seconds): where a change asked for then takes effect.
+    public func frame(at running: Double) -> Int64 {
+        Int64((running * Double(fps) - 1e-6).rounded(.up))
+    }
+
+    /// Scene time of frame `n`, in seconds: Double(scene frames) ÷ fps, as `ReferencePicture` computes it.
+    public func media(frame n: Int64) -> Double {
+        lock.withLock { clamp(Double(sceneFrame(n)) / Double(fps)) }
+    }
+
+    /// Scene time at running time `running` (seconds), for status and events.
+    public func media(at running: Double) -> Double { media(frame: frame(at: running)) }
+
+    /// Frames before the anchor keep the state they had before it (a frame drawn late after a pause shows the time
+    /// it would have shown playing; one drawn late after a play still shows the paused time), so scene time never
+    /// goes back.
+    private func sceneFrame(_ n: Int64) -> Int64 {
+        _paused ? base + min(0, n - anchor) : base + max(0, n - anchor)
     }
 
     private func clamp(_ t: Double) -> Double {
@@ -42,43 +66,50 @@ public final class Playback: @unchecked Sendable {
         return min(max(0, t), d)
     }
 
-    /// Pauses at running time `running`; false when already paused.
+    private func clampFrames(_ f: Int64) -> Int64 {
+        guard let d = duration else { return max(0, f) }
+        return min(max(0, f), Int64((d * Double(fps)).rounded(.down)))
+    }
+
+    /// Pauses at the first frame from running time `running` (seconds); false when already paused.
     @discardableResult
     public func pause(at running: Double) -> Bool {
         lock.withLock {
             guard !_paused else { return false }
-            base = clamp(base + (running - anchor))
-            anchor = running
+            let at = frame(at: running)
+            base = clampFrames(sceneFrame(at))
+            anchor = at
             _paused = true
             return true
         }
     }
 
-    /// Plays from where it stands, without a jump; false when already playing.
+    /// Plays from where it stands, without a jump, from the first frame at running time `running`; false when
+    /// already playing.
     @discardableResult
     public func play(at running: Double) -> Bool {
         lock.withLock {
             guard _paused else { return false }
-            anchor = running
+            anchor = max(anchor, frame(at: running))
             _paused = false
             return true
         }
     }
 
-    /// Moves scene time by `seconds` (clamped to the timeline); returns the new scene time.
+    /// Moves scene time by `seconds` (to the nearest frame, clamped to the timeline); returns the new scene time.
     public func skip(by seconds: Double, at running: Double) throws(Refusal) -> Double {
         guard duration != nil else { throw .live }
         return lock.withLock {
-            let now = _paused ? base : base + (running - anchor)
-            base = clamp(now + seconds)
-            anchor = running
-            return base
+            let at = frame(at: running)
+            base = clampFrames(sceneFrame(at) + Int64((seconds * Double(fps)).rounded()))
+            anchor = at
+            return clamp(Double(base) / Double(fps))
         }
     }
 
-    /// True once a finite scene has reached its end.
-    public func ended(at running: Double) -> Bool {
+    /// True once a finite scene has reached its end at frame `n`.
+    public func ended(frame n: Int64) -> Bool {
         guard let d = duration else { return false }
-        return media(at: running) >= d - 1e-9
+        return media(frame: n) >= d - 1e-9
     }
 }
