@@ -11,15 +11,19 @@ timecode strip) with two web widgets beside it, at 1280x720@30, with
     minutes (alternating 1280x720 and 1024x576, which splits the recording);
   - every 10 s: resident memory of pipcompose and of its pages' processes, CPU seconds of pipcompose.
 
+Prometheus (Debian's) scrapes the probes' --metrics and the run's own /metrics every 5 s with deploy/prometheus's
+rules; at the end `pipcompose soak report --prometheus` builds the hour's soak.json and soak.html from what it scraped
+(OUT/report), and the run's counters at the end are read from it.
+
 At the end: each probe's totals, frames dropped at the source, every recorded part decoded whole by ffmpeg, the
 memory slope of pipcompose and of the pages after a 5-minute warm-up (least squares, MiB per hour), CPU per hour in
-each 10-minute window. Prints one JSON line; keeps the samples (samples.csv), the probes' reports and the run's log
-in OUT.
+each 10-minute window. Prints one JSON line; keeps the samples (samples.csv), the probes' reports, the run's log and
+the Prometheus report in OUT.
 
 Usage: /usr/bin/python3 bench/everything.py BINARY [--seconds 3600] [--out bench/out/everything]
 """
 import argparse, glob, json, os, random, secrets, shutil, signal, socket, subprocess, sys, tempfile, threading, time
-import urllib.request
+import urllib.parse, urllib.request
 from session_cpu import child_sessions, processes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -56,6 +60,47 @@ def scene(work):
     path = os.path.join(work, "everything.yaml")
     open(path, "w").write(text)
     return path
+
+
+class Prometheus:
+    """Debian's Prometheus on a free port, scraping the probes (bearer `metrics_token`) and the run's control port
+    (bearer `control_token`) every 5 s, with the recording rules of deploy/prometheus (ended by its pid)."""
+
+    def __init__(self, work, probes, metrics_token, control, control_token):
+        self.port = free_port()
+        for name, secret in [("metrics.token", metrics_token), ("control.token", control_token)]:
+            open(os.path.join(work, name), "w").write(secret)
+        targets = ", ".join(f'"127.0.0.1:{p}"' for p in probes)
+        conf = os.path.join(work, "prometheus.yml")
+        open(conf, "w").write(
+            "global: {scrape_interval: 5s, evaluation_interval: 5s}\n"
+            f"rule_files: [{os.path.abspath(os.path.join(ROOT, 'deploy', 'prometheus', 'pipcompose-rules.yml'))}]\n"
+            "scrape_configs:\n"
+            "  - job_name: pipcompose-probes\n"
+            f"    authorization: {{type: Bearer, credentials_file: {work}/metrics.token}}\n"
+            f"    static_configs: [{{targets: [{targets}]}}]\n"
+            "  - job_name: pipcompose-run\n"
+            f"    authorization: {{type: Bearer, credentials_file: {work}/control.token}}\n"
+            f"    static_configs: [{{targets: [\"{control}\"]}}]\n")
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(["/usr/bin/prometheus", f"--config.file={conf}",
+                                      f"--storage.tsdb.path={work}/prometheus-data",
+                                      f"--web.listen-address=127.0.0.1:{self.port}", "--log.level=warn"],
+                                     stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "prometheus.log"), "w"))
+
+    def query(self, expr, at):
+        """An instant query at `at` (seconds since 1970): {labels as text: value}."""
+        q = urllib.parse.urlencode({"query": expr, "time": str(at)})
+        try:
+            r = json.load(urllib.request.urlopen(f"{self.url}/api/v1/query?{q}", timeout=10))
+            return {json.dumps(m["metric"], sort_keys=True): float(m["value"][1]) for m in r["data"]["result"]}
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=30)
 
 
 class Nginx:
@@ -133,8 +178,13 @@ def main():
         "relay100ms": [f"rtsp://127.0.0.1:{relay_port}/pip", "--transport", "tcp"],
         "rendition": [f"rtsp://127.0.0.1:{rport}/pip@416x234", "--transport", "tcp"],
     }
+    metrics_token = secrets.token_hex(24)
+    metrics = {name: free_port() for name in probes}
+    prometheus = Prometheus(work, metrics.values(), metrics_token, f"127.0.0.1:{cport}", token)
+    began = time.time()
     probing = {name: subprocess.Popen([args.binary, "probe", *p, "--reference", path, "--duration", str(probe_seconds),
-                                       "--json", "--quiet", "--timeout", "60"],
+                                       "--json", "--quiet", "--timeout", "60", "--metrics", f"127.0.0.1:{metrics[name]}"],
+                                      env={**os.environ, "PIPCOMPOSE_METRICS_TOKEN": metrics_token},
                                       stdout=open(os.path.join(args.out, f"probe-{name}.json"), "w"),
                                       stderr=open(os.path.join(args.out, f"probe-{name}.log"), "w"))
                for name, p in probes.items()}
@@ -232,6 +282,19 @@ def main():
                              "latencyP99Ms": (t.get("latencyMs") or {}).get("p99")}
         except (OSError, ValueError):
             results[name] = {"exit": p.returncode, "error": "no report"}
+    # The run's own counters as Prometheus last scraped them, then the hour's report from what it scraped.
+    ended = time.time()
+    scraped = {k: prometheus.query(q, ended) for k, q in [
+        ("sourceDropped", "pipcompose_frames_dropped_total{job='pipcompose-run'}"),
+        ("outputRestarts", "pipcompose_output_restarts_total{job='pipcompose-run'}"),
+        ("outputDropped", "pipcompose_output_dropped_total{job='pipcompose-run'}"),
+        ("probesCorrupt", "sum(pipcompose_probe_corrupt_frames_total)"),
+        ("probesDropped", "sum(pipcompose_probe_dropped_frames_total)")]}
+    report = subprocess.run([args.binary, "soak", "report", "--prometheus", prometheus.url, "--from", str(int(began)),
+                             "--to", str(int(ended)), "--report", os.path.join(args.out, "report")],
+                            capture_output=True, text=True)
+    open(os.path.join(args.out, "report.log"), "w").write(report.stdout + report.stderr)
+    prometheus.stop()
     run.send_signal(signal.SIGINT)
     run.wait(timeout=120)
     relay.kill(); nginx.stop(); log.close()
@@ -257,6 +320,7 @@ def main():
         "pipcomposeMiB": [round(samples[0][1]), round(samples[-1][1])] if samples else None,
         "pagesMiB": [round(samples[0][2]), round(samples[-1][2])] if samples else None,
         "cpuSecondsPerHourBy10Min": cpu_windows,
+        "prometheus": scraped, "reportExit": report.returncode,
     }))
     shutil.rmtree(work, ignore_errors=True)
 
