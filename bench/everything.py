@@ -24,7 +24,7 @@ Usage: /usr/bin/python3 bench/everything.py BINARY [--seconds 3600] [--out bench
 """
 import argparse, glob, json, os, random, secrets, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 import urllib.parse, urllib.request
-from session_cpu import child_sessions, processes
+from session_cpu import child_sessions, name as command_of, processes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
@@ -234,6 +234,8 @@ def main():
         counts["windowsFailed"] += not ok
 
     samples = []
+    # Each page's processes on their own: pid -> (command, [(seconds, MiB)]).
+    per_process = {}
     csv = open(os.path.join(args.out, "samples.csv"), "w")
     csv.write("seconds,pipcomposeMiB,pagesMiB,pageProcesses,pipcomposeCpuS\n")
 
@@ -245,6 +247,8 @@ def main():
         sessions = child_sessions(run.pid, table)
         pages = [p for p, v in table.items() if v[1] in sessions and p != run.pid]
         pages_mib = sum(table[p][3] for p in pages) / 1024
+        for p in pages:
+            per_process.setdefault(p, (command_of(p), []))[1].append((round(time.monotonic() - started, 1), table[p][3] / 1024))
         cpu = table[run.pid][2] / os.sysconf("SC_CLK_TCK")
         t = round(time.monotonic() - started, 1)
         samples.append((t, own, pages_mib, len(pages), cpu))
@@ -288,8 +292,8 @@ def main():
         ("sourceDropped", "pipcompose_frames_dropped_total{job='pipcompose-run'}"),
         ("outputRestarts", "pipcompose_output_restarts_total{job='pipcompose-run'}"),
         ("outputDropped", "pipcompose_output_dropped_total{job='pipcompose-run'}"),
-        ("probesCorrupt", "sum(pipcompose_probe_corrupt_frames_total)"),
-        ("probesDropped", "sum(pipcompose_probe_dropped_frames_total)")]}
+        ("probesCorrupt", "sum(last_over_time(pipcompose_probe_corrupt_frames_total[2m]))"),
+        ("probesDropped", "sum(last_over_time(pipcompose_probe_dropped_frames_total[2m]))")]}
     report = subprocess.run([args.binary, "soak", "report", "--prometheus", prometheus.url, "--from", str(int(began)),
                              "--to", str(int(ended)), "--report", os.path.join(args.out, "report")],
                             capture_output=True, text=True)
@@ -319,6 +323,11 @@ def main():
         "pagesMiBPerHour": slope_per_hour([(s[0], s[2]) for s in samples], 300),
         "pipcomposeMiB": [round(samples[0][1]), round(samples[-1][1])] if samples else None,
         "pagesMiB": [round(samples[0][2]), round(samples[-1][2])] if samples else None,
+        # Processes that lived through most of the run (the pages' own; not a window's short-lived ones).
+        "pageProcessesMiBPerHour": [{"pid": p, "command": c, "MiB": [round(pts[0][1]), round(pts[-1][1])],
+                                     "slope": slope_per_hour(pts, 300)}
+                                    for p, (c, pts) in sorted(per_process.items())
+                                    if len(pts) >= max(3, len(samples) * 3 // 4)],
         "cpuSecondsPerHourBy10Min": cpu_windows,
         "prometheus": scraped, "reportExit": report.returncode,
     }))
