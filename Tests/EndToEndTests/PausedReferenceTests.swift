@@ -44,6 +44,9 @@ extension EndToEnd {
             #expect(live.waitForExit(timeout: 60) == 0, "\(live.allOutput)")
             let watched = try ProbeResult(json: live.stdout.joined(separator: "\n"))
             #expect(watched.compared >= 60 && watched.corrupt == 0 && watched.unreadable == 0, "\(live.allOutput)")
+            // It saw the pauses: the scene stood behind the strip by the frames they held it (tens of frames; the waits
+            // above are on status lines half a second apart, so not exactly 47).
+            #expect((watched.fidelity["sceneFramesBehind"] as? Int ?? 0) >= 20, "\(watched.fidelity)")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0, "\(p.allOutput)")
             let r = try tool([binary, "probe", file, "--reference", scene, "--json", "--quiet"])
@@ -51,6 +54,7 @@ extension EndToEnd {
             #expect(r.status == 0 && seenThere.int("frames") >= seen, "\(r.out)\n\(r.err)")
             #expect(seenThere.compared == seenThere.int("frames") && seenThere.corrupt == 0 && seenThere.unreadable == 0,
                     "\(r.out)")
+            #expect((seenThere.fidelity["sceneFramesBehind"] as? Int ?? 0) >= 20, "\(seenThere.fidelity)")
         }
     }
 }

@@ -11,23 +11,22 @@ import Testing
         }
     }
 
-    /// Compares every `every`-th frame (as a busy comparer does): the truth is among the candidates, and the first
-    /// candidate after a match is the truth again unless the state changed in between.
-    func follow(_ truth: [UInt64], every: [Int]) -> (found: Int, missed: Int) {
-        var t = SceneFrameTracker()
-        var n = 0, k = 0, found = 0, missed = 0
+    /// Compares the frames `steps` apart in turn (as a busy comparer does, or a soak's one in N): pictures whose
+    /// scene frame was not among their candidates, and the most of them in a row.
+    func follow(_ truth: [UInt64], steps: [Int], _ t: inout SceneFrameTracker) -> (missed: [Int], longest: Int) {
+        var n = 0, k = 0, missed: [Int] = [], run = 0, longest = 0
         while n < truth.count {
-            let c = t.candidates(for: UInt64(n))
-            if c.contains(truth[n]) {
-                found += 1
+            if t.candidates(for: UInt64(n)).contains(truth[n]) {
                 t.matched(frame: UInt64(n), scene: truth[n])
+                run = 0
             } else {
-                missed += 1
-                t.missed()
+                missed.append(n)
+                run += 1
+                longest = max(longest, run)
             }
-            n += every[k % every.count]; k += 1
+            n += steps[k % steps.count]; k += 1
         }
-        return (found, missed)
+        return (missed, longest)
     }
 
     @Test func withoutAPauseTheSceneIsTheFrame() {
@@ -39,59 +38,48 @@ import Testing
 
     @Test func pausesAreFollowedFrameByFrame() {
         let truth = Self.timeline(frames: 600, pauses: [(100, 60), (300, 1), (400, 90)])
-        #expect(follow(truth, every: [1]) == (600, 0))
         var t = SceneFrameTracker()
-        for n in 0..<600 { t.matched(frame: UInt64(n), scene: truth[n]) }
+        #expect(follow(truth, steps: [1], &t).missed.isEmpty)
         #expect(t.behind == 151)
     }
 
     @Test func pausesAreFollowedAcrossSkippedFrames() {
-        // A comparer busy for 1 to 5 frames at a time: a pause starting or ending between two compared frames is
-        // among the moments between.
+        // A comparer busy for 1 to 5 frames at a time, and a soak comparing one picture in 30: a pause starting or
+        // ending between two compared pictures is among the moments between, so no picture misses.
         let truth = Self.timeline(frames: 3000, pauses: [(100, 60), (333, 7), (1000, 600), (2001, 2)])
-        #expect(follow(truth, every: [1, 3, 5, 2, 4]).missed == 0)
+        var busy = SceneFrameTracker()
+        #expect(follow(truth, steps: [1, 3, 5, 2, 4], &busy).missed.isEmpty)
+        var soak = SceneFrameTracker()
+        #expect(follow(truth, steps: [30], &soak).missed.isEmpty)
     }
 
     @Test func aPauseBetweenComparesFarApartIsFoundAgain() {
-        // A comparer that falls 12 to 30 frames behind: a pause can begin and end out of sight of the moments
-        // between, and the pictures after it miss until the sweep finds the scene frame again; it does, and from
-        // then on every picture matches.
+        // A comparer 12 to 30 frames behind with a span of 20: a pause can begin and end out of reach of one picture's
+        // candidates, and the pictures after it miss until a sweep finds the scene frame; it does within a few, and
+        // from then on every picture matches.
         let truth = Self.timeline(frames: 6000, pauses: [(100, 60), (1000, 37), (2500, 600), (4001, 13)])
-        var t = SceneFrameTracker(maxBetween: 2, maxSweep: 20)
-        var n = 0, k = 0, missedAfter: [Int] = [], longest = 0, run = 0
-        let steps = [12, 30, 17, 25]
-        while n < truth.count {
-            if t.candidates(for: UInt64(n)).contains(truth[n]) {
-                t.matched(frame: UInt64(n), scene: truth[n])
-                run = 0
-            } else {
-                t.missed()
-                missedAfter.append(n)
-                run += 1
-                longest = max(longest, run)
-            }
-            n += steps[k % steps.count]; k += 1
-        }
-        #expect(longest <= 4, "missed in a row: \(longest) (\(missedAfter))")
+        var t = SceneFrameTracker(maxSpan: 20)
+        let (missed, longest) = follow(truth, steps: [12, 30, 17, 25], &t)
+        #expect(longest <= 4, "missed in a row: \(longest) (\(missed))")
+        #expect(missed.allSatisfy { $0 > 100 })
         #expect(t.last.map { truth[Int($0.frame)] == $0.scene } == true)
-        #expect(missedAfter.allSatisfy { $0 > 100 })
     }
 
     @Test func theLikeliestComeFirst() {
-        var t = SceneFrameTracker(maxBetween: 2, maxSweep: 4)
+        var t = SceneFrameTracker(maxSpan: 4)
         t.matched(frame: 100, scene: 40)
-        #expect(t.candidates(for: 105) == [45, 40, 44, 43])
-        #expect(t.candidates(for: 101) == [41, 40])
         #expect(t.behind == 60)
+        // Played on, paused, then every moment between, latest first.
+        #expect(t.candidates(for: 105) == [45, 40, 44, 43, 42, 41])
+        #expect(t.candidates(for: 101) == [41, 40])
         // An older frame (out of order) or the same one: the lag as it stands.
         #expect(t.candidates(for: 90) == [30])
         #expect(t.candidates(for: 100) == [40])
-        // After a miss, the span is swept a part at a time from both ends, and around again.
-        t.missed()
-        #expect(t.candidates(for: 108) == [48, 40, 41, 42, 47, 46])
-        #expect(t.candidates(for: 108) == [48, 40, 43, 44, 45])
-        #expect(t.candidates(for: 108) == [48, 40, 45, 46, 43, 42])
-        #expect(t.candidates(for: 108) == [48, 40, 47, 41])
+        // A wider span is swept a part at a time from both ends, and around again.
+        #expect(t.candidates(for: 108) == [48, 40, 47, 46, 41, 42])
+        #expect(t.candidates(for: 108) == [48, 40, 45, 44, 43])
+        #expect(t.candidates(for: 108) == [48, 40, 43, 42, 45, 46])
+        #expect(t.candidates(for: 108) == [48, 40, 41, 47])
         t.matched(frame: 108, scene: 44)
         #expect(t.candidates(for: 110) == [46, 44, 45])
     }

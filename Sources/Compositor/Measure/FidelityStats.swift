@@ -48,6 +48,9 @@ public struct FidelityStats: Sendable {
         public var psnrP50: Double?
         /// The frames with the worst regions, worst first.
         public var worst: [Frame] = []
+        /// How many frames the source's scene time stood behind its strip at the last picture that matched (the
+        /// frames its pauses held it: `SceneFrameTracker`); nil until a picture matched.
+        public var sceneFramesBehind: UInt64?
     }
 
     public private(set) var total: Total
@@ -71,6 +74,7 @@ public struct FidelityStats: Sendable {
     }
 
     public mutating func skipped() { total.skipped += 1 }
+    public mutating func sceneBehind(_ frames: UInt64) { total.sceneFramesBehind = frames }
     public mutating func unreadable() { total.unreadable += 1 }
 
     /// One compared frame, decoded during `second` (seconds since the probe's first frame).

@@ -70,7 +70,9 @@ public final class ReferenceComparer: @unchecked Sendable {
             let result: Result<Similarity, Error> = Result { try compare(job) }
             cond.lock()
             switch result {
-            case .success(let s): stats.record(second: job.second, frame: job.reading.frame, s)
+            case .success(let s):
+                stats.record(second: job.second, frame: job.reading.frame, s)
+                if sceneFrames.last != nil { stats.sceneBehind(sceneFrames.behind) }
             case .failure(let e): if errors.count < 5 { errors.append("frame \(job.reading.frame): \(e)") }
             }
             busy = false
@@ -92,7 +94,6 @@ public final class ReferenceComparer: @unchecked Sendable {
             }
             if best.map({ s.worstRegionSSIM > $0.worstRegionSSIM }) ?? true { best = s }
         }
-        sceneFrames.missed()
         return best!
     }
 
