@@ -114,10 +114,16 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     /// Sets a property, from its string form, of the RTP session manager (rtpbin) that the rtspsrc named `name`
-    /// makes when it connects.
+    /// makes when it connects, or that the webrtcbin named `name` holds.
     public func setOnManager(ofElementNamed name: String, _ property: String, _ value: String) {
         guard let e = element(named: name) else { return }
         defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
+        // webrtcbin has its rtpbin from the start, named "rtpbin".
+        if let rtpbin = Self.webrtcManager(of: e) {
+            gst_util_set_object_arg(cgst_gobject(rtpbin), property, value)
+            gst_object_unref(UnsafeMutableRawPointer(rtpbin))
+            return
+        }
         // rtspsrc has one; sdpdemux makes its rtpbin without telling.
         guard cgst_has_signal(UnsafeMutableRawPointer(e), "new-manager") != 0 else { return }
         Signals.connect(UnsafeMutableRawPointer(e), "new-manager") { _, manager in
@@ -126,26 +132,42 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     /// Calls `handler` with the media ("audio", "video") and the step in nanoseconds each time the RTP session manager
-    /// of the rtspsrc named `name` moves one of its streams' timelines (a jitterbuffer's `ts-offset`): what it does
+    /// of the rtspsrc (or webrtcbin) named `name` moves one of its streams' timelines (a jitterbuffer's `ts-offset`): what it does
     /// when it lines the streams up by the RTCP sender reports. Called on the thread that moves it, before any
     /// buffer it moves leaves the jitterbuffer.
     public func onStreamShift(ofManagerOf name: String, _ handler: @escaping @Sendable (String, Int64) -> Void) {
         guard let e = element(named: name) else { return }
         defer { gst_object_unref(UnsafeMutableRawPointer(e)) }
+        // webrtcbin has its rtpbin from the start, named "rtpbin"; rtspsrc makes one as it connects.
+        if let rtpbin = Self.webrtcManager(of: e) {
+            defer { gst_object_unref(UnsafeMutableRawPointer(rtpbin)) }
+            Self.onStreamShift(ofManager: UnsafeMutableRawPointer(rtpbin), handler)
+            return
+        }
         guard cgst_has_signal(UnsafeMutableRawPointer(e), "new-manager") != 0 else { return }
         Signals.connect(UnsafeMutableRawPointer(e), "new-manager") { _, manager in
-            guard let manager, cgst_has_signal(manager, "new-jitterbuffer") != 0 else { return }
-            Signals.connect(manager, "new-jitterbuffer", objectAndTwoIntegers: { jitterbuffer in
-                guard let jitterbuffer else { return }
-                let previous = LastOffset(Int64(cgst_object_get_int64(jitterbuffer, "ts-offset")))
-                Signals.connect(jitterbuffer, "notify::ts-offset") { object, _ in
-                    guard let object else { return }
-                    let step = previous.step(to: Int64(cgst_object_get_int64(object, "ts-offset")))
-                    guard step != 0, let media = Self.media(ofSourcePadOf: object) else { return }
-                    handler(media, step)
-                }
-            })
+            if let manager { Self.onStreamShift(ofManager: manager, handler) }
         }
+    }
+
+    /// The rtpbin inside a webrtcbin (named "rtpbin" there from the start); nil for any other element.
+    private static func webrtcManager(of e: UnsafeMutablePointer<GstElement>) -> UnsafeMutablePointer<GstElement>? {
+        guard cgst_has_signal(UnsafeMutableRawPointer(e), "create-offer") != 0 else { return nil }
+        return gst_bin_get_by_name(cgst_bin(e), "rtpbin")
+    }
+
+    private static func onStreamShift(ofManager manager: UnsafeMutableRawPointer, _ handler: @escaping @Sendable (String, Int64) -> Void) {
+        guard cgst_has_signal(manager, "new-jitterbuffer") != 0 else { return }
+        Signals.connect(manager, "new-jitterbuffer", objectAndTwoIntegers: { jitterbuffer in
+            guard let jitterbuffer else { return }
+            let previous = LastOffset(Int64(cgst_object_get_int64(jitterbuffer, "ts-offset")))
+            Signals.connect(jitterbuffer, "notify::ts-offset") { object, _ in
+                guard let object else { return }
+                let step = previous.step(to: Int64(cgst_object_get_int64(object, "ts-offset")))
+                guard step != 0, let media = Self.media(ofSourcePadOf: object) else { return }
+                handler(media, step)
+            }
+        })
     }
 
     /// The `media` field of the caps on an element's src pad (RTP caps), if it has them yet.

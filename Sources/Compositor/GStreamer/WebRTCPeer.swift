@@ -56,6 +56,7 @@ final class WebRTCPeer: @unchecked Sendable {
             }
         }
         WebRTCSignaling(name: name, webrtc: webrtc).configureICE(ice, addresses: addresses, label: "pipcompose-\(name)")
+        WebRTCSignaling(name: name, webrtc: webrtc).reportCaptureTimes()
         // Into the running pipeline, playing; fed from the tees once the offer is answered (`answer`).
         gst_bin_add(cgst_bin(pipeline), bin)
         _ = gst_element_sync_state_with_parent(bin)

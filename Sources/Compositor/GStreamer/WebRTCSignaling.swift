@@ -10,6 +10,17 @@ struct WebRTCSignaling {
     let name: String
     let webrtc: UnsafeMutablePointer<GstElement>
 
+    /// A sender's RTCP sender reports map RTP time to the time each picture and sound was captured (drawn), not to
+    /// when its packet left: webrtcbin's rtpbin uses the send time by default, and its sink does not wait for the
+    /// clock, so the sound (its encoder's frames leave later than the pictures' after their capture) read 52 ms late
+    /// against the picture at a receiver that lines the tracks up by those reports (a browser, `probe whep+… --av`),
+    /// 0.3 ms with capture times.
+    func reportCaptureTimes() {
+        guard let rtpbin = gst_bin_get_by_name(cgst_bin(webrtc), "rtpbin") else { return }
+        gst_util_set_object_arg(cgst_gobject(rtpbin), "rtcp-sync-send-time", "false")
+        gst_object_unref(UnsafeMutableRawPointer(rtpbin))
+    }
+
     /// STUN and TURN (webrtcbin takes one of each; a TURN login of its own, labelled `label`), the only local
     /// addresses ICE gathers on (empty: every interface), and no UPnP: libnice's (on by default) makes every
     /// gathering wait out its timeout and multicast SSDP searches.

@@ -168,6 +168,9 @@ public final class Probe: @unchecked Sendable {
             // (its min-ts-offset): the A/V offset read 2.7 ms off after some starts and exact after others.
             if hearing {
                 pipeline.setOnManager(ofElementNamed: "src", "min-ts-offset", "0")
+                // Over WHEP, each track's timestamps from its RTP timestamps alone (probe-rtsp.pipeline's buffer-mode
+                // none with --av): with arrival smoothing the offsets read ±3 ms around the source's.
+                if WHEPClient.endpoint(of: url) != nil { pipeline.setOnManager(ofElementNamed: "src", "buffer-mode", "none") }
                 // That lining up moves the sound's timeline by a step: a jump that is no sound missing.
                 pipeline.onStreamShift(ofManagerOf: "src") { [weak self] media, step in
                     guard let self, media == "audio" else { return }

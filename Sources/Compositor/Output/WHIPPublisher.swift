@@ -40,6 +40,7 @@ final class WHIPPublisher: @unchecked Sendable {
         session = SDPSession(SDPExchange(kind: "WHIP", endpoint: endpoint, token: token, timeout: 10))
         cgst_webrtc_set_directions(webrtc, GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDONLY)
         WebRTCSignaling(name: "whip", webrtc: webrtc).configureICE(ice, addresses: [], label: "pipcompose-whip")
+        WebRTCSignaling(name: "whip", webrtc: webrtc).reportCaptureTimes()
         Signals.connect(UnsafeMutableRawPointer(webrtc), "notify::connection-state") { [weak self] _, _ in
             self?.connectionChanged()
         }

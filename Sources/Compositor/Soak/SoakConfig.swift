@@ -66,7 +66,7 @@ public struct SoakConfig: Sendable {
                 throw Invalid(description: "--viewers-only takes rtsp:// or whep+http(s):// URLs (a stream to watch), got '\(u)'")
             }
             if av && viewersOf.contains(where: { $0.lowercased().hasPrefix("whep+") }) {
-                throw Invalid(description: "--av over WHEP is not measured yet (its A/V figures are not right); soak RTSP viewers for the A/V offset")
+                throw Invalid(description: "--av is not taken by a WHEP swarm (its viewers decode no sound); measure the A/V offset with probe whep+… --av, or soak RTSP viewers")
             }
             if let decode {
                 guard (0...viewers).contains(decode) else {
