@@ -18,3 +18,10 @@ int cproc_pipe_cloexec(int fds[2]);
 /// Names the calling thread as `top -H`, perf and /proc show it (15 bytes at most). Here because Swift's Glibc
 /// module hides pthread_setname_np (a _GNU_SOURCE function) and prctl is variadic.
 void cproc_name_this_thread(const char *name);
+
+/// Blocks of `threshold` bytes and more are mapped apart and given back to the system when freed (mallopt
+/// M_MMAP_THRESHOLD, which also stops glibc raising the threshold as large blocks are freed: by default the first
+/// freed block of a few hundred KiB moves the threshold above it, and every later one of that size stays in the
+/// heap of the arena of the thread that made it). Returns 1 when set, 0 when the user set it (its environment
+/// variable) or glibc refused. Here because Swift's Glibc module does not offer mallopt.
+int cproc_map_large_blocks_apart(size_t threshold);

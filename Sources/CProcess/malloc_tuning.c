@@ -1,0 +1,10 @@
+// glibc's allocator, tuned for a process that makes and drops large buffers while it runs.
+#include <malloc.h>
+#include <stdlib.h>
+#include "cprocess.h"
+
+int cproc_map_large_blocks_apart(size_t threshold) {
+    // A threshold the user set (MALLOC_MMAP_THRESHOLD_) is theirs.
+    if (getenv("MALLOC_MMAP_THRESHOLD_") != NULL) return 0;
+    return mallopt(M_MMAP_THRESHOLD, (int)threshold);
+}
