@@ -14,7 +14,7 @@ struct HostilePage: Sendable, CustomStringConvertible {
     /// A page that cannot come back (a server that never answers) is expected to fail again after its restart.
     var recovers = true
 
-    enum Action: Sendable { case none, killWebProcess, deleteAndReload }
+    enum Action: Sendable { case none, killWebProcess, deleteAndReload, stopPageProcess }
 
     var description: String { name }
 
@@ -37,6 +37,11 @@ struct HostilePage: Sendable, CustomStringConvertible {
                     reason: "went to about:blank", recovers: false),
         HostilePage(name: "a page that goes missing", html: "<body style='background:#008080'>",
                     action: .deleteAndReload, reason: "answered 404"),
+        // As a crash handler holds a process (every thread stopped while it writes its report), while WebKit's own
+        // processes go on answering: a call bigger than a pipe holds once waited forever, with every status and
+        // Ctrl-C behind it.
+        HostilePage(name: "its process stopped, sent more than a pipe holds", html: "<body style='background:#008080'>",
+                    action: .stopPageProcess, reason: "its process"),
     ]
 }
 
@@ -67,6 +72,14 @@ extension EndToEnd {
             case .deleteAndReload:
                 try FileManager.default.removeItem(atPath: file)
                 #expect(try ctl(c, ["web", "page", "reload"]).status == 0)
+            case .stopPageProcess:
+                let page = try tool(["pgrep", "-P", String(p.process.processIdentifier), "-f", "web-page"])
+                let pid = try #require(page.out.split(separator: "\n").first.flatMap { Int32($0) }, "no page process: \(page.err)")
+                #expect(kill(pid, SIGSTOP) == 0)
+                let data = try JSONSerialization.data(withJSONObject: ["big": String(repeating: "x", count: 300_000)])
+                let body = try JSONSerialization.data(withJSONObject: ["call": "update", "data": String(decoding: data, as: UTF8.self)])
+                let (status, answer) = http("POST", c + "/v1/web/page", body: body)
+                #expect(status >= 400, "the call is answered, and not as done: \(status) \(String(decoding: answer, as: UTF8.self))")
             }
             let failed = events.next(timeout: 60) { $0.type == "widgetFailed" }
             #expect(failed?.details["reason"]?.contains(page.reason) == true, "\(String(describing: failed))\n\(p.allOutput)")

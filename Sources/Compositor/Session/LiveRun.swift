@@ -85,7 +85,10 @@ public final class LiveRun: @unchecked Sendable {
     private var stopping = false
     private var result = true
     private let done = DispatchSemaphore(value: 0)
+    /// Signals are handled on a queue of their own: nothing else runs there, so a second Ctrl-C always ends the run
+    /// (a status line that waited on a stuck page once held the signals' queue, and no Ctrl-C was heard).
     private let queue = DispatchQueue(label: "run-signals")
+    private let statusQueue = DispatchQueue(label: "run-status")
     private var sources: [DispatchSourceSignal] = []
     private var statusTimer: DispatchSourceTimer?
 
@@ -254,7 +257,7 @@ public final class LiveRun: @unchecked Sendable {
     }
 
     private func printStatus(every seconds: Double) {
-        let t = DispatchSource.makeTimerSource(queue: queue)
+        let t = DispatchSource.makeTimerSource(queue: statusQueue)
         t.schedule(deadline: .now() + seconds, repeating: seconds)
         t.setEventHandler { [weak self] in
             guard let self else { return }

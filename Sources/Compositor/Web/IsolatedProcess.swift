@@ -8,17 +8,29 @@ import Glibc
 /// runs in. Ending it kills its whole process group (the web and network processes WebKit starts included), and its
 /// memory is counted over that group.
 ///
-/// `@unchecked Sendable`: `pid` is set once; `reaped` is behind `lock`; reads of stdout happen on one thread.
+/// Nothing here waits on the child for long: a line sent to a child that has stopped reading its input (stopped, or
+/// hung in a crash handler) gives up after `sendTimeout` and marks it `stuck` (a pipe's 64 KiB fill, and a blocking
+/// write would hold the caller, and everything waiting on the caller, forever); `kill` never waits for a send, and
+/// reaps a child that does not end at once on a thread of its own.
+///
+/// `@unchecked Sendable`: `pid` is set once; `reaped`, `inputClosed` and `stuck` are behind `lock`; writes are one at
+/// a time under `writing`; reads of stdout happen on one thread.
 final class IsolatedProcess: @unchecked Sendable {
     let pid: pid_t
     private let input: Int32, output: Int32, errors: Int32
     private let lock = NSLock()
+    private let writing = NSLock()
     private var reaped = false
     private var inputClosed = false
+    private var _stuck = false
+    /// How long a line may wait for the child to read its input before the child is taken as stuck.
+    static let sendTimeout: Double = 2
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
     init(executable: String, arguments: [String], environment: [String: String]) throws {
+        // A line sent as the child ends fails with EPIPE, instead of SIGPIPE ending this process.
+        signal(SIGPIPE, SIG_IGN)
         var fds: [[Int32]] = []
         for _ in 0..<3 {
             var p: [Int32] = [0, 0]
@@ -43,6 +55,8 @@ final class IsolatedProcess: @unchecked Sendable {
             throw Failure(description: "cannot start \(executable)")
         }
         self.pid = pid
+        // Never blocks: a full pipe is waited on with a bound (`send`).
+        _ = fcntl(fds[0][1], F_SETFL, fcntl(fds[0][1], F_GETFL) | O_NONBLOCK)
         input = fds[0][1]
         output = fds[1][0]
         errors = fds[2][0]
@@ -55,27 +69,41 @@ final class IsolatedProcess: @unchecked Sendable {
         close(errors)
     }
 
-    /// Writes a line to its standard input; false when it is gone.
+    /// Whether a line waited `sendTimeout` for the child to read its input, in vain: it is stopped or hung.
+    var stuck: Bool { lock.withLock { _stuck } }
+
+    /// Writes a line to its standard input; false when it is gone or `stuck` (then every later line is refused too).
     @discardableResult
     func send(_ line: String) -> Bool {
-        lock.withLock {
-            guard !inputClosed else { return false }
+        writing.withLock {
+            guard lock.withLock({ !inputClosed }) else { return false }
             let bytes = Array((line + "\n").utf8)
+            let deadline = Date().addingTimeInterval(Self.sendTimeout)
             var sent = 0
             while sent < bytes.count {
-                let n = bytes.withUnsafeBytes { send(input, $0.baseAddress! + sent, bytes.count - sent) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else {
-                    inputClosed = true
-                    return false
+                let n = bytes.withUnsafeBytes { Glibc.write(input, $0.baseAddress! + sent, bytes.count - sent) }
+                let full = n < 0 && errno == EAGAIN
+                if n > 0 {
+                    sent += n
+                    continue
                 }
-                sent += n
+                if n < 0 && errno == EINTR { continue }
+                let left = deadline.timeIntervalSinceNow
+                if full && left > 0 && !lock.withLock({ inputClosed }) {
+                    // At most 100 ms a wait, so that a kill meanwhile is noticed.
+                    var fd = pollfd(fd: input, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&fd, 1, Int32(min(left, 0.1) * 1000) + 1)
+                    continue
+                }
+                lock.withLock {
+                    if full && !inputClosed { _stuck = true }
+                    inputClosed = true
+                }
+                return false
             }
             return true
         }
     }
-
-    private func send(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { Glibc.write(fd, p, n) }
 
     /// Exactly `count` bytes of its standard output into `buffer` (which grows to fit); false at its end.
     func read(_ count: Int, into buffer: inout [UInt8]) -> Bool {
@@ -113,7 +141,8 @@ final class IsolatedProcess: @unchecked Sendable {
         }
     }
 
-    /// Kills the whole group and reaps the child (once).
+    /// Kills the whole group and reaps the child (once), without waiting for a send under way; a child not gone
+    /// within a second (a process in an uninterruptible wait) is reaped later, on a thread of its own.
     func kill() {
         let first = lock.withLock { () -> Bool in
             defer { reaped = true; inputClosed = true }
@@ -121,8 +150,19 @@ final class IsolatedProcess: @unchecked Sendable {
         }
         guard first else { return }
         Glibc.kill(-pid, SIGKILL)
+        let pid = pid
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        for _ in 0..<100 {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid || (r < 0 && errno != EINTR) { return }
+            usleep(10_000)
+        }
+        let reaper = Thread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+        reaper.name = "reap-\(pid)"
+        reaper.start()
     }
 
     /// Resident memory of every process of its session (it, WebKit's web and network processes), in bytes.

@@ -104,6 +104,9 @@ final class PageProcess: @unchecked Sendable {
     /// and is told again once it has loaded (`catchUp`).
     private var toldAtLaunch: (data: String?, playing: Bool, version: Int)?
     private var lastFrame: Date?
+    /// When this launch's process last said anything (its heartbeat comes each second, from a thread of its own: a
+    /// process stopped, or hung in a crash handler, says nothing, while WebKit's processes may go on answering).
+    private var lastHeard: Date?
     private var lastError: String?
     /// What this launch of the page's process said last of an error (its standard error, or its messages).
     private var childError: String?
@@ -361,6 +364,7 @@ final class PageProcess: @unchecked Sendable {
         state = .starting
         startedAt = Date()
         lastAnswer = nil
+        lastHeard = nil
         loadedAt = nil
         childError = nil
         handed = 0
@@ -440,6 +444,7 @@ final class PageProcess: @unchecked Sendable {
             case .message:
                 guard h.a <= 1 << 20, p.read(h.a, into: &payload) else { break }
                 let message = try? JSONDecoder().decode([String: JSONValue].self, from: Data(payload.prefix(h.a)))
+                queue.async { [self] in if g == generation { lastHeard = Date() } }
                 if let e = message?.text("error") { queue.async { [self] in if g == generation { childError = e } } }
                 if let uri = message?.text("uri") { queue.async { [self] in if g == generation { shows(uri) } } }
                 // (After the picture it follows, which is in `frames` already.)
@@ -494,13 +499,24 @@ final class PageProcess: @unchecked Sendable {
             if memory > settings.memoryLimit {
                 return fail("it used \(memory >> 20) MiB, over --web-memory-limit \(settings.memoryLimit >> 20) MiB")
             }
-            watchRenewal(now: now)
             let since = lastAnswer ?? startedAt
             let limit = lastAnswer == nil ? settings.firstAnswer : settings.answerTimeout
             if now.timeIntervalSince(since) > limit {
-                fail(lastAnswer == nil ? "the page did not start within \(Int(limit)) s"
-                     : "the page does not answer (a script that never returns?) for \(Int(limit)) s")
+                return fail(lastAnswer == nil ? "the page did not start within \(Int(limit)) s"
+                            : "the page does not answer (a script that never returns?) for \(Int(limit)) s")
             }
+            // The page answers (WebKit's processes run), but its process stopped reading what it is sent, or saying
+            // anything: stopped, or hung (a crash handler holds every thread of a process while it writes its report).
+            if process.stuck {
+                return fail("its process took nothing it was sent for \(Int(IsolatedProcess.sendTimeout)) s (stopped, or hung?)")
+            }
+            let heard = lastHeard ?? startedAt
+            // (Its first word may take as long as a page's first answer, and never less than 30 s: a busy machine
+            // starts a process slowly.)
+            if now.timeIntervalSince(heard) > (lastHeard == nil ? max(settings.firstAnswer, 30) : settings.answerTimeout) {
+                return fail("its process said nothing for \(Int(now.timeIntervalSince(heard))) s (stopped, or hung?)")
+            }
+            watchRenewal(now: now)
         case .failed:
             if let retryAt, now >= retryAt { launch() }
         case .stopped:
@@ -582,7 +598,7 @@ final class PageProcess: @unchecked Sendable {
         }
         s.memory = s.process.residentBytes()
         successor = s
-        guard s.memory <= settings.memoryLimit else { return abandonSuccessor(retryIn: 60) }
+        guard s.memory <= settings.memoryLimit, !s.process.stuck else { return abandonSuccessor(retryIn: 60) }
         guard let loaded = s.loadedAt else {
             if now.timeIntervalSince(s.startedAt) > settings.firstAnswer { abandonSuccessor(retryIn: 60) }
             return
@@ -650,6 +666,7 @@ final class PageProcess: @unchecked Sendable {
         startedAt = s.startedAt
         loadedAt = s.loadedAt
         lastAnswer = s.lastAnswer ?? Date()
+        lastHeard = Date()
         lastFrame = s.lastFrame
         memory = s.memory
         childError = nil
