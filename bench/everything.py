@@ -23,7 +23,7 @@ the Prometheus report in OUT.
 Usage: /usr/bin/python3 bench/everything.py BINARY [--seconds 3600] [--out bench/out/everything]
 """
 import argparse, glob, json, os, random, secrets, shutil, signal, socket, subprocess, sys, tempfile, threading, time
-import urllib.parse, urllib.request
+import urllib.error, urllib.parse, urllib.request
 from session_cpu import child_sessions, name as command_of, processes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -150,6 +150,8 @@ def main():
                             "--status-every", "10"], stdout=log, stderr=subprocess.STDOUT, text=True)
     stop = threading.Event()
     counts = {"windows": 0, "windowsFailed": 0, "apiCalls": 0, "apiFailed": 0, "nginxRestarts": 0, "resizes": 0}
+    failures = []
+    began = time.monotonic()
 
     def call(method, route, body=None):
         req = urllib.request.Request(control + route, method=method, data=None if body is None else json.dumps(body).encode(),
@@ -157,8 +159,12 @@ def main():
         counts["apiCalls"] += 1
         try:
             return json.loads(urllib.request.urlopen(req, timeout=10).read() or b"{}")
-        except Exception:
+        except Exception as e:
             counts["apiFailed"] += 1
+            # Which call, when, and what came back (an HTTP error's body says why), for the report.
+            detail = e.read().decode(errors="replace")[:200] if isinstance(e, urllib.error.HTTPError) else ""
+            failures.append({"seconds": round(time.monotonic() - began, 1), "call": f"{method} {route}",
+                             "error": str(e), "body": detail})
             return None
 
     # Up: the control port answers and RTSP serves.
@@ -166,6 +172,7 @@ def main():
     while time.monotonic() < end and call("GET", "/v1/status") is None:
         time.sleep(0.5)
     counts["apiCalls"] = counts["apiFailed"] = 0
+    failures.clear()
     started = time.monotonic()
     probe_seconds = args.seconds - 20
     relay = subprocess.Popen(["/usr/bin/python3", os.path.join(ROOT, "Tests", "Fixtures", "tcp_relay.py"), "--target",
@@ -222,10 +229,15 @@ def main():
 
     def window():
         w = random.choice([320, 416, 480, 640, 854]); h = w * 9 // 16 // 2 * 2
-        r = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "Tests", "Fixtures", "web_viewer.py"), page,
-                            "--seconds", "8", "--resize", f"{w}x{h}", "--follow", "own", "--timeout", "40"],
-                           capture_output=True, text=True, timeout=120)
         counts["windows"] += 1
+        try:
+            r = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "Tests", "Fixtures", "web_viewer.py"), page,
+                                "--seconds", "8", "--resize", f"{w}x{h}", "--follow", "own", "--timeout", "40"],
+                               capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            # A Chromium that hung (it happened once in an hour): a failed window, and the windows go on.
+            counts["windowsFailed"] += 1
+            return
         last = (r.stdout.strip().splitlines() or ["{}"])[-1]
         try:
             ok = r.returncode == 0 and "error" not in json.loads(last)
@@ -300,7 +312,14 @@ def main():
     open(os.path.join(args.out, "report.log"), "w").write(report.stdout + report.stderr)
     prometheus.stop()
     run.send_signal(signal.SIGINT)
-    run.wait(timeout=120)
+    try:
+        run.wait(timeout=120)
+        hung = False
+    except subprocess.TimeoutExpired:
+        # What issue 52 forbids: said, not hidden (the report goes on with what was written).
+        hung = True
+        run.kill()
+        run.wait()
     relay.kill(); nginx.stop(); log.close()
     summary = [l for l in open(os.path.join(args.out, "run.log")) if l.startswith("stopped after")]
     parts = []
@@ -316,9 +335,9 @@ def main():
         if len(inside) >= 2:
             cpu_windows.append(round((inside[-1][4] - inside[0][4]) / (inside[-1][0] - inside[0][0]) * 3600))
     print(json.dumps({
-        "bench": "everything", "seconds": args.seconds, "runExit": run.returncode,
+        "bench": "everything", "seconds": args.seconds, "runExit": run.returncode, "runHungAtTheEnd": hung,
         "sourceSummary": summary[-1].strip() if summary else None,
-        "probes": results, "parts": parts, **counts,
+        "probes": results, "parts": parts, **counts, "apiFailures": failures,
         "pipcomposeMiBPerHour": slope_per_hour([(s[0], s[1]) for s in samples], 300),
         "pagesMiBPerHour": slope_per_hour([(s[0], s[2]) for s in samples], 300),
         "pipcomposeMiB": [round(samples[0][1]), round(samples[-1][1])] if samples else None,

@@ -236,6 +236,13 @@ extension EndToEnd {
             #expect((value("pipcompose_render_seconds_count") ?? 0) >= 30)
             #expect(value("pipcompose_frames_dropped_total") == nil || value("pipcompose_frames_dropped_total") == 0)
             #expect(text.contains("pipcompose_output_bytes_total{output=\"record:\(file)\"}"))
+            // The process's own CPU and memory, as `ps` sees them (what a soak of a run plots).
+            let ps = try tool(["ps", "-o", "rss=,cputimes=", "-p", String(p.process.processIdentifier)])
+            let fields = ps.out.split(separator: " ").compactMap { Double($0) }
+            let rss = try #require(value("pipcompose_process_resident_bytes"), "\(text)")
+            let cpu = try #require(value("pipcompose_process_cpu_seconds_total"), "\(text)")
+            #expect(fields.count == 2 && abs(rss / 1024 - fields[0]) < fields[0] / 4, "\(rss) B against ps: \(ps.out)")
+            #expect(fields.count == 2 && cpu > 0 && cpu <= fields[1] + 1, "\(cpu) s against ps: \(ps.out)")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0)
         }

@@ -254,6 +254,8 @@ extension EndToEnd {
             let owner = try browserViewer(try ownerPageURL(p), ["--seconds", "1"])
             #expect(owner["controls"] as? Bool == true && owner["followOptions"] as? [String] == ["", "own", "shared"],
                     "\(owner)")
+            // Nothing either browser asked was refused (it used to ask /favicon.ico, without the token, each time).
+            #expect(!p.allOutput.contains("control: refused"), "\(p.allOutput)")
         }
     }
 }

@@ -64,6 +64,28 @@ public final class LiveMetrics: @unchecked Sendable {
             advance("pipcompose_output_dropped_total", [("output", o.id)], to: o.dropped)
         }
         for (id, n) in s.restarts { advance("pipcompose_output_restarts_total", [("output", id)], to: UInt64(n)) }
-        return Self.registry.emitToString()
+        return Self.registry.emitToString() + Self.processText(web: s.web)
+    }
+
+    /// The process itself and each web page's processes (WebKit's included): what a soak of a run plots as its CPU
+    /// and memory (`soak report --prometheus`), and what an hour's memory slope is fitted to. Written as exposition
+    /// text of its own: CPU seconds are fractional, which swift-metrics' counters are not.
+    static func processText(web: [StatusPayload.Web]) -> String {
+        var t = PrometheusText()
+        if let cpu = ProcessSampler.cpuSeconds() {
+            t.counter("pipcompose_process_cpu_seconds_total", "CPU time this pipcompose used (user and system).", [], cpu)
+        }
+        if let rss = ProcessSampler.residentBytes() {
+            t.gauge("pipcompose_process_resident_bytes", "Resident memory of this pipcompose.", [], Double(rss))
+        }
+        for page in web {
+            t.gauge("pipcompose_web_resident_bytes", "Resident memory of a web widget's page: its process and WebKit's.",
+                    [("widget", page.id)], Double(page.memoryMiB) * 1_048_576)
+            t.counter("pipcompose_web_restarts_total", "Times a web widget's page was started again after a failure.",
+                      [("widget", page.id)], Double(page.restarts))
+            t.counter("pipcompose_web_renewals_total", "Times a new launch of a web widget's page took the place of one "
+                      + "that had grown.", [("widget", page.id)], Double(page.renewals))
+        }
+        return t.text
     }
 }

@@ -61,8 +61,8 @@ public struct PrometheusSoakReport {
         let avSum = try risesExact("pipcompose_probe_av_offset_seconds_sum").values.reduce(0, +)
         let totals = SoakReport.Totals(
             seconds: samples.count * stepSeconds,
-            framesRendered: Int64(try rise("pipcompose_soak_frames_rendered_total")),
-            sourceDropped: UInt64(max(0, try rise("pipcompose_soak_source_dropped_frames_total"))),
+            framesRendered: Int64(try rise(Self.sources.rendered)),
+            sourceDropped: UInt64(max(0, try rise(Self.sources.dropped))),
             viewerFrames: try rise("pipcompose_probe_frames_total"),
             viewerDropped: try rise("pipcompose_probe_dropped_frames_total"),
             viewerRepeated: try rise("pipcompose_probe_repeated_frames_total"),
@@ -113,6 +113,15 @@ public struct PrometheusSoakReport {
                 + "\(stepSeconds) s; percentiles from the fleet's summed buckets")
     }
 
+    /// The sources' figures, as selectors of both kinds of process that make pictures: soaks (`soak --metrics`) and
+    /// runs (`run`'s /metrics: a soak of a run by its own probes has no soak process). Web pages' memory is not in
+    /// it: `pipcompose_web_resident_bytes` has it, by widget.
+    static let sources = (
+        cpu: #"{__name__=~"pipcompose_soak_cpu_seconds_total|pipcompose_process_cpu_seconds_total"}"#,
+        memory: #"{__name__=~"pipcompose_soak_resident_bytes|pipcompose_process_resident_bytes"}"#,
+        rendered: #"{__name__=~"pipcompose_soak_frames_rendered_total|pipcompose_frames_rendered_total"}"#,
+        dropped: #"{__name__=~"pipcompose_soak_source_dropped_frames_total|pipcompose_frames_dropped_total"}"#)
+
     /// Each series' rise over the span, by its labels: its largest value in the span minus its value at the start
     /// (0 for a series that began within the span: the exporters' counters start at zero with their process, and
     /// a probe counts frames before Prometheus first reads it).
@@ -139,10 +148,10 @@ public struct PrometheusSoakReport {
             for (t, v) in try range(q) { out[t] = v }
             return out
         }
-        let cpu = try series("sum(rate(pipcompose_soak_cpu_seconds_total[\(w)])) * 100")
-        let rss = try series("sum(pipcompose_soak_resident_bytes)")
-        let rendered = try series("sum(rate(pipcompose_soak_frames_rendered_total[\(w)])) * \(st)")
-        let sourceDropped = try series("sum(rate(pipcompose_soak_source_dropped_frames_total[\(w)])) * \(st)")
+        let cpu = try series("sum(rate(\(Self.sources.cpu)[\(w)])) * 100")
+        let rss = try series("sum(\(Self.sources.memory))")
+        let rendered = try series("sum(rate(\(Self.sources.rendered)[\(w)])) * \(st)")
+        let sourceDropped = try series("sum(rate(\(Self.sources.dropped)[\(w)])) * \(st)")
         let fpsMin = try series("min(rate(pipcompose_probe_frames_total[\(w)]))")
         let fpsMean = try series("avg(rate(pipcompose_probe_frames_total[\(w)]))")
         let dropped = try series("sum(rate(pipcompose_probe_dropped_frames_total[\(w)])) * \(st)")

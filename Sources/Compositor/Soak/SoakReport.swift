@@ -167,7 +167,7 @@ public struct SoakReport: Codable, Sendable {
         func mib(_ b: UInt64) -> String { String(format: "%.1f MiB", Double(b) / 1_048_576) }
         func ms(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
         return """
-        soak: \(config.streams) streams × \(config.width)x\(config.height)@\(config.fps), \(config.viewers) viewers (\(config.transport)), \(t.seconds) s
+        soak: \(config.streams) streams\(config.width > 0 ? " × \(config.width)x\(config.height)@\(config.fps)" : ""), \(config.viewers) viewers (\(config.transport)), \(t.seconds) s
         sources: \(t.framesRendered) frames rendered, \(t.sourceDropped) dropped
         viewers: \(t.viewerFrames) frames \(t.decodingViewers.map { $0 < config.viewers ? "received (\($0) of \(config.viewers) viewers decoding at a time, in turn)" : "decoded" } ?? "decoded"), \(t.stalls ?? 0) stalls, \(t.viewerDropped) dropped, \(t.viewerRepeated) repeated, \(t.unreadable) unreadable, \(t.decodeErrors) decode errors
         latency ms: p50 \(ms(t.latencyP50))  p99 \(ms(t.latencyP99))  max \(ms(t.latencyMax))

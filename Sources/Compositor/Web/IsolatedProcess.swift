@@ -20,7 +20,9 @@ final class IsolatedProcess: @unchecked Sendable {
     private let input: Int32, output: Int32, errors: Int32
     private let lock = NSLock()
     private let writing = NSLock()
+    private var killed = false
     private var reaped = false
+    private var _endedBy: String?
     private var inputClosed = false
     private var _stuck = false
     /// How long a line may wait for the child to read its input before the child is taken as stuck.
@@ -105,17 +107,29 @@ final class IsolatedProcess: @unchecked Sendable {
         }
     }
 
-    /// Exactly `count` bytes of its standard output into `buffer` (which grows to fit); false at its end.
-    func read(_ count: Int, into buffer: inout [UInt8]) -> Bool {
+    /// Exactly `count` bytes of its standard output into `buffer` (which grows to fit); false at its end (or once
+    /// `within` seconds passed).
+    func read(_ count: Int, into buffer: inout [UInt8], within: TimeInterval? = nil) -> Bool {
         if buffer.count < count { buffer = [UInt8](repeating: 0, count: count) }
-        return buffer.withUnsafeMutableBytes { read(count, to: $0.baseAddress!) }
+        return buffer.withUnsafeMutableBytes { read(count, to: $0.baseAddress!, within: within) }
     }
 
     /// Exactly `count` bytes of its standard output into memory at `destination` (named apart from the array form:
-    /// `&array` would also convert to a pointer, to an array too short); false at its end.
-    func read(_ count: Int, to destination: UnsafeMutableRawPointer) -> Bool {
+    /// `&array` would also convert to a pointer, to an array too short); false at its end, or when `within` seconds
+    /// pass first (a child that stopped in the middle of what it writes: stopped, or held by a crash handler whose
+    /// own process keeps the pipe open).
+    func read(_ count: Int, to destination: UnsafeMutableRawPointer, within: TimeInterval? = nil) -> Bool {
+        let deadline = within.map { Date().addingTimeInterval($0) }
         var got = 0
         while got < count {
+            if let deadline {
+                let left = deadline.timeIntervalSinceNow
+                guard left > 0 else { return false }
+                var fd = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&fd, 1, Int32(left * 1000) + 1)
+                if ready < 0 && errno == EINTR { continue }
+                guard ready > 0 else { return false }
+            }
             let n = Glibc.read(output, destination + got, count - got)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return false }
@@ -145,16 +159,22 @@ final class IsolatedProcess: @unchecked Sendable {
     /// within a second (a process in an uninterruptible wait) is reaped later, on a thread of its own.
     func kill() {
         let first = lock.withLock { () -> Bool in
-            defer { reaped = true; inputClosed = true }
-            return !reaped
+            defer { killed = true; inputClosed = true }
+            return !killed
         }
         guard first else { return }
+        // The group, even when the child has ended and been reaped: what it started (WebKit's processes, a crash
+        // reporter holding its pipes) lives on in it.
         Glibc.kill(-pid, SIGKILL)
+        guard !lock.withLock({ reaped }) else { return }
         let pid = pid
         var status: Int32 = 0
         for _ in 0..<100 {
             let r = waitpid(pid, &status, WNOHANG)
-            if r == pid || (r < 0 && errno != EINTR) { return }
+            if r == pid || (r < 0 && errno != EINTR) {
+                lock.withLock { reaped = true }
+                return
+            }
             usleep(10_000)
         }
         let reaper = Thread {
@@ -163,6 +183,30 @@ final class IsolatedProcess: @unchecked Sendable {
         }
         reaper.name = "reap-\(pid)"
         reaper.start()
+    }
+
+    /// Whether the child has ended (it is reaped then; its group may live on until `kill`).
+    var ended: Bool {
+        lock.withLock {
+            guard !reaped else { return true }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                reaped = true
+                _endedBy = Self.describe(status)
+            }
+            return reaped
+        }
+    }
+
+    /// How the child ended, once `ended` saw it: `signal 11 (SIGSEGV)`, `exit status 3`.
+    var endedBy: String? { lock.withLock { _endedBy } }
+
+    static func describe(_ status: Int32) -> String {
+        let signal = status & 0x7f
+        guard signal != 0 else { return "exit status \((status >> 8) & 0xff)" }
+        let names: [Int32: String] = [SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT", SIGKILL: "SIGKILL", SIGBUS: "SIGBUS",
+                                      SIGILL: "SIGILL", SIGTERM: "SIGTERM", SIGTRAP: "SIGTRAP", SIGFPE: "SIGFPE"]
+        return "signal \(signal)" + (names[signal].map { " (\($0))" } ?? "")
     }
 
     /// Resident memory of every process of its session (it, WebKit's web and network processes), in bytes.

@@ -128,6 +128,8 @@ final class PageProcess: @unchecked Sendable {
     private var recentMemory: [Int] = []
     static let renewWindow = 20
     private var successor: Successor?
+    /// What the launch started to take the page's place said last of an error.
+    private var successorError: String?
     private var renewals = 0
     private var renewAfter = Date.distantPast
 
@@ -386,6 +388,10 @@ final class PageProcess: @unchecked Sendable {
         // Software GL (Mesa's llvmpipe): no GPU or display needed. Not "true": with that exact value wpesrc 1.22
         // fixates its own 1920x1080 caps and ignores the size asked for (not-negotiated).
         if environment["LIBGL_ALWAYS_SOFTWARE"] == nil { environment["LIBGL_ALWAYS_SOFTWARE"] = "1" }
+        // A crash in the page's process (wpesrc 1.22 reads a dead web process's buffer: SIGSEGV) ends it at once, and
+        // it is started again: Swift's crash reporter would hold it and its pipes for minutes while it read the
+        // 90 MB binary's symbols, on a machine that has a stream to make. SWIFT_BACKTRACE set by the user is theirs.
+        if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
         let location = server.pageURL(name)
         let p: IsolatedProcess
         do {
@@ -409,7 +415,13 @@ final class PageProcess: @unchecked Sendable {
                 // What the process said of a crash or a failure, for the reason given when it ends.
                 let l = line.lowercased()
                 guard l.contains("fatal") || l.contains("crash") || l.contains("error") || l.contains("abort") else { return }
-                self?.queue.async { [weak self] in if let self, g == generation { childError = line } }
+                // Swift's crash report names the crash first ("💣 Program crashed: …"), then each thread's stack
+                // ("Thread 3 crashed:"), which says less.
+                guard !(l.hasPrefix("thread ") && l.hasSuffix("crashed:")) else { return }
+                self?.queue.async { [weak self] in
+                    guard let self else { return }
+                    if g == generation { childError = line } else if g == successor?.generation { successorError = line }
+                }
             }
         }
         errors.name = "web-\(id)-stderr"
@@ -417,7 +429,13 @@ final class PageProcess: @unchecked Sendable {
         return (p, location)
     }
 
-    /// On its own thread: frames where `route` says, messages to `queue`, until the process's output ends.
+    /// How long the rest of a frame or message may take once its head came: a process that stops in the middle (held
+    /// by a crash handler, whose own process keeps the pipe open) would otherwise hold the frame route, and with it
+    /// a renewal's promotion and the page's queue, for good.
+    static let midMessage: TimeInterval = 5
+
+    /// On its own thread: frames where `route` says, messages to `queue`, until the process's output ends (or stops
+    /// in the middle of a frame or message).
     private func read(_ p: IsolatedProcess, generation g: Int, route: FrameRoute) {
         var head: [UInt8] = []
         var payload: [UInt8] = []
@@ -431,18 +449,18 @@ final class PageProcess: @unchecked Sendable {
                 let whole = route.with { frames -> Bool? in
                     guard frames.accepts(size) else { return nil }
                     return frames.put(size: size, opaque: h.kind == .opaqueFrame) { dst, stride in
-                        if stride == row { return p.read(row * size.height, to: dst) }
-                        return (0..<size.height).allSatisfy { y in p.read(row, to: dst + y * stride) }
+                        if stride == row { return p.read(row * size.height, to: dst, within: Self.midMessage) }
+                        return (0..<size.height).allSatisfy { y in p.read(row, to: dst + y * stride, within: Self.midMessage) }
                     }
                 }
                 guard let whole else {
-                    guard p.read(row * size.height, into: &payload) else { break }
+                    guard p.read(row * size.height, into: &payload, within: Self.midMessage) else { break }
                     continue
                 }
                 guard whole else { break }
                 queue.async { [self] in framed(generation: g) }
             case .message:
-                guard h.a <= 1 << 20, p.read(h.a, into: &payload) else { break }
+                guard h.a <= 1 << 20, p.read(h.a, into: &payload, within: Self.midMessage) else { break }
                 let message = try? JSONDecoder().decode([String: JSONValue].self, from: Data(payload.prefix(h.a)))
                 queue.async { [self] in if g == generation { lastHeard = Date() } }
                 if let e = message?.text("error") { queue.async { [self] in if g == generation { childError = e } } }
@@ -459,7 +477,9 @@ final class PageProcess: @unchecked Sendable {
         queue.async { [self] in
             if g == successor?.generation { return abandonSuccessor(retryIn: 60) }
             guard g == generation, state == .starting || state == .playing else { return }
-            fail("its process ended" + (childError.map { " (\($0.prefix(200)))" } ?? " (a crash?)"))
+            // (Its output ends a moment before it can be reaped: asked once, and else not said.)
+            let how = process?.ended == true ? process?.endedBy.map { " by \($0)" } : nil
+            fail("its process ended" + (how ?? "") + (childError.map { " (\($0.prefix(200)))" } ?? (how == nil ? " (a crash?)" : "")))
         }
     }
 
@@ -499,6 +519,10 @@ final class PageProcess: @unchecked Sendable {
             if memory > settings.memoryLimit {
                 return fail("it used \(memory >> 20) MiB, over --web-memory-limit \(settings.memoryLimit >> 20) MiB")
             }
+            if process.ended {
+                return fail("its process ended by \(process.endedBy ?? "itself")"
+                            + (childError.map { " (\($0.prefix(200)))" } ?? ""))
+            }
             let since = lastAnswer ?? startedAt
             let limit = lastAnswer == nil ? settings.firstAnswer : settings.answerTimeout
             if now.timeIntervalSince(since) > limit {
@@ -508,13 +532,15 @@ final class PageProcess: @unchecked Sendable {
             // The page answers (WebKit's processes run), but its process stopped reading what it is sent, or saying
             // anything: stopped, or hung (a crash handler holds every thread of a process while it writes its report).
             if process.stuck {
-                return fail("its process took nothing it was sent for \(Int(IsolatedProcess.sendTimeout)) s (stopped, or hung?)")
+                return fail("its process took nothing it was sent for \(Int(IsolatedProcess.sendTimeout)) s "
+                            + (childError.map { "(\($0.prefix(200)))" } ?? "(stopped, or hung?)"))
             }
             let heard = lastHeard ?? startedAt
             // (Its first word may take as long as a page's first answer, and never less than 30 s: a busy machine
             // starts a process slowly.)
             if now.timeIntervalSince(heard) > (lastHeard == nil ? max(settings.firstAnswer, 30) : settings.answerTimeout) {
-                return fail("its process said nothing for \(Int(now.timeIntervalSince(heard))) s (stopped, or hung?)")
+                return fail("its process said nothing for \(Int(now.timeIntervalSince(heard))) s "
+                            + (childError.map { "(\($0.prefix(200)))" } ?? "(stopped, or hung?)"))
             }
             watchRenewal(now: now)
         case .failed:
@@ -599,6 +625,12 @@ final class PageProcess: @unchecked Sendable {
         s.memory = s.process.residentBytes()
         successor = s
         guard s.memory <= settings.memoryLimit, !s.process.stuck else { return abandonSuccessor(retryIn: 60) }
+        if s.process.ended {
+            onEvent(.pageError(id: id, message: "a new launch of the page, to take the place of one that had grown, ended by "
+                               + (s.process.endedBy ?? "itself") + (successorError.map { " (\($0.prefix(200)))" } ?? "")
+                               + "; tried again in 60 s"))
+            return abandonSuccessor(retryIn: 60)
+        }
         guard let loaded = s.loadedAt else {
             if now.timeIntervalSince(s.startedAt) > settings.firstAnswer { abandonSuccessor(retryIn: 60) }
             return
@@ -622,6 +654,7 @@ final class PageProcess: @unchecked Sendable {
             renewAfter = Date().addingTimeInterval(60)
             return
         }
+        successorError = nil
         successor = Successor(process: p, generation: g, slot: next, route: route, location: location,
                               told: told)
         if pageState != "{}" { p.send(Self.command(js: "window.__pc && __pc.state(\(pageState))")) }
