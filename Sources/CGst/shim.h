@@ -168,6 +168,12 @@ static inline gboolean cgst_webrtc_ice_add_local_ip(gpointer ice, const gchar *a
     return added;
 }
 
+// webrtcbin's "add-ice-candidate" action signal (variadic emit): a remote candidate (`candidate:…`, or an empty one
+// for the end of candidates) of the media section at `mline`.
+static inline void cgst_webrtc_add_ice_candidate(GstElement *webrtc, guint mline, const gchar *candidate) {
+    g_signal_emit_by_name(webrtc, "add-ice-candidate", mline, candidate);
+}
+
 // g_object_get is variadic: one property holding an enum, an int64, or a pointer (an object or boxed copy, transfer full).
 static inline gint cgst_object_get_enum(gpointer object, const gchar *property) {
     gint value = 0;

@@ -72,6 +72,9 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "With whep+http(s)://: the WHEP server's bearer token (pipcompose's control token or a watch link's; prefer PIPCOMPOSE_WHEP_TOKEN: options show in ps).")
     var whepToken: String?
 
+    @Flag(help: "With whep+http(s)://: send the offer before ICE gathering completes and the candidates after it, in PATCHes (trickle ICE, RFC 8840); a server that takes none is sent no more.")
+    var whepTrickle = false
+
     @OptionGroup var ice: IceOptions
 
     func validate() throws {
@@ -83,8 +86,8 @@ struct ProbeCommand: ParsableCommand {
         if let maxCorrupt, maxCorrupt < 0 { throw ValidationError("--max-corrupt must be 0 or more") }
         if maxCorrupt != nil && reference == nil { throw ValidationError("--max-corrupt needs --reference SCENE") }
         let whep = url.lowercased().hasPrefix("whep+")
-        if !whep && (whepToken != nil || !ice.iceServer.isEmpty) {
-            throw ValidationError("--whep-token and --ice-server are for a WHEP source (whep+http://HOST/PATH)")
+        if !whep && (whepToken != nil || whepTrickle || !ice.iceServer.isEmpty) {
+            throw ValidationError("--whep-token, --whep-trickle and --ice-server are for a WHEP source (whep+http://HOST/PATH)")
         }
         if ice.icePublicIp != nil { throw ValidationError("--ice-public-ip is for run --webrtc, not for the probe") }
         if let report {
@@ -112,6 +115,7 @@ struct ProbeCommand: ParsableCommand {
         run.maxCorrupt = maxCorrupt
         run.webrtc = WHEPClient.Options(token: whepToken ?? ProcessInfo.processInfo.environment["PIPCOMPOSE_WHEP_TOKEN"],
                                         ice: try ice.settings())
+        run.webrtc.trickle = whepTrickle
         if let reference {
             do {
                 let scene = reference == "demo" ? DemoScene.load() : try SceneLoader.load(path: reference)

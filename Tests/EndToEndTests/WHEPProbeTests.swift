@@ -46,6 +46,36 @@ extension EndToEnd {
             #expect(p.waitForExit() == 0)
         }
 
+        /// `--whep-trickle`: the offer goes out before ICE gathering and the candidates follow in PATCHes (RFC
+        /// 8840). pipcompose's /v1/whep takes them (its session counts them); aiortc's server takes none (405), is
+        /// sent no more, and finds the probe from its connectivity checks. Both give every frame.
+        @Test func trickledCandidatesReachPipcomposeAndAServerThatTakesNoneIsLeftAlone() throws {
+            let dir = try TempDir()
+            let scene = try timecodeScene(dir)
+            let (p, url) = try startLive([scene, "--webrtc"])
+            let c = try #require(controlURL(p), "\(p.allOutput)")
+            let r = try LiveProcess(binary, ["probe", "whep+\(c)/v1/whep", "--whep-trickle", "--duration", "4", "--json",
+                                             "--quiet"], environment: ["PIPCOMPOSE_WHEP_TOKEN": try ownerToken(c)])
+            func trickled() -> Int {
+                let sessions = (statusJSON(c)["webrtc"] as? [String: Any])?["sessions"] as? [[String: Any]]
+                return sessions?.first?["trickled"] as? Int ?? 0
+            }
+            #expect(poll(until: { trickled() >= 1 }, timeout: 30), "\(statusJSON(c))\n\(r.allOutput)")
+            #expect(r.waitForExit(timeout: 60) == 0, "\(r.allOutput)\n\(p.allOutput)")
+            let own = probeTotal(r).total
+            #expect((own["frames"] as? Int ?? 0) > 60 && own["dropped"] as? Int == 0, "\(own)")
+
+            let (server, base) = try aiortcWHEP(rtsp: try #require(url))
+            defer { server.signal(SIGKILL) }
+            let a = try LiveProcess(binary, ["probe", "whep+\(base)/whep", "--whep-trickle", "--duration", "4", "--json",
+                                             "--quiet"])
+            #expect(a.waitForExit(timeout: 60) == 0, "\(a.allOutput)\n\(server.allOutput)")
+            let theirs = probeTotal(a).total
+            #expect((theirs["frames"] as? Int ?? 0) > 60 && theirs["dropped"] as? Int == 0, "\(theirs)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0)
+        }
+
         /// A viewer on a WebRTC stack that is not ours (aiortc, its own offer, its own decoder) of pipcompose's
         /// /v1/whep: every picture it decoded, written losslessly and probed against the scene, is the scene's
         /// picture of its frame, none missing.

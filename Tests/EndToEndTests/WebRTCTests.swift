@@ -189,7 +189,11 @@ extension EndToEnd {
             #expect(av1.status == 400 && av1.text.contains("the offer has AV1") && av1.text.contains("H.264") && av1.text.contains("VP8"), "\(av1)")
             let unknown = try whep(c, "DELETE", "/v1/whep/viewer99")
             #expect(unknown.status == 404 && unknown.text.contains("viewer99"), "\(unknown)")
-            #expect(try whep(c, "PATCH", "/v1/whep/viewer1", sdp: "a=candidate:1", contentType: "application/trickle-ice-sdpfrag").status == 405)
+            // Trickle ICE: a fragment that is not one, and candidates sent as something else.
+            let orphan = try whep(c, "PATCH", "/v1/whep/viewer1", sdp: "a=candidate:1", contentType: "application/trickle-ice-sdpfrag")
+            #expect(orphan.status == 400 && orphan.text.contains("line 1"), "\(orphan)")
+            let asSDP = try whep(c, "PATCH", "/v1/whep/viewer1", sdp: "m=video 9 UDP/TLS/RTP/SAVPF 96\r\na=candidate:1")
+            #expect(asSDP.status == 415 && asSDP.text.contains("trickle-ice-sdpfrag"), "\(asSDP)")
 
             // A real offer (Chromium's), whose browser is gone: answered, then dropped when it never connects.
             let first = try whep(c, "POST", sdp: offer)

@@ -12,7 +12,8 @@ Paths (POST an SDP offer, get 201 with the answer and a Location to DELETE):
   /whep/junk      201 with an HTML page instead of SDP
   /whip           a publisher (without --rtsp): its picture becomes the stream, encoded again for each viewer in
                   --codec (h264 or vp8); a second publisher replaces the first
-Any request whose Authorization is not "Bearer --token" (when given) gets 401.
+A PATCH on a session (trickle ICE) gets 405, as from a server that takes none. Any request whose Authorization is not
+"Bearer --token" (when given) gets 401.
 
 Prints "listening PORT" once ready (127.0.0.1, --port, 0 by default: the kernel picks), "published N" when a
 publisher's picture arrives, "viewer N gets video/H264" (or VP8) as it answers a viewer, and "ended N" when a session
@@ -208,6 +209,9 @@ class Server:
             if method == "POST" and path.startswith("/whep"):
                 n, sdp = await self.answer(path, body.decode())
                 return self.reply(writer, 201, "application/sdp", sdp.encode(), {"Location": f"/session/{n}"})
+            if method == "PATCH" and path.startswith("/session/"):
+                # As a server without trickle ICE answers (aiortc gathers every candidate before it answers).
+                return self.reply(writer, 405, "text/plain", b"no trickle ICE here\n")
             if method == "DELETE" and path.startswith("/session/"):
                 pc = self.sessions.pop(int(path.rsplit("/", 1)[1]), None)
                 if pc is None:

@@ -57,6 +57,8 @@ extension ControlledSession {
 public protocol WHEPService: Sendable {
     func answer(offer: String) async throws -> (id: String, sdp: String)
     func end(_ id: String) async throws
+    /// Candidates session `id` found after its offer (trickle ICE); how many were taken.
+    func trickle(_ id: String, fragment: TrickleFragment) async throws -> Int
     /// The sessions open now.
     var sessionIDs: [String] { get }
 }

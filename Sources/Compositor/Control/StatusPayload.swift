@@ -46,6 +46,8 @@ public struct StatusPayload: Codable, Sendable {
             public var switchingTo: String?
             /// Frames its own input dropped: it could not keep up, or had not connected yet.
             public var dropped: UInt64
+            /// Candidates it trickled after its offer (`PATCH`, RFC 8840); absent for none.
+            public var trickled: Int?
         }
         public var sessions: [Session]
     }
@@ -148,7 +150,8 @@ public struct StatusPayload: Codable, Sendable {
         viewers = s.viewers
         let sessions = s.webrtcViewers.map {
             WebRTC.Session(id: $0.id, codec: $0.codec, connected: $0.connected, picture: $0.picture?.description ?? "main",
-                           switchingTo: $0.switchingTo.map { $0?.description ?? "main" }, dropped: $0.dropped)
+                           switchingTo: $0.switchingTo.map { $0?.description ?? "main" }, dropped: $0.dropped,
+                           trickled: $0.trickled > 0 ? $0.trickled : nil)
         }
         webrtc = s.webrtc.map { WebRTC(viewers: $0.viewers, connected: $0.connected, vp8: $0.vp8, max: $0.max, joined: $0.totals.joined,
                                        left: $0.totals.left, timedOut: $0.totals.timedOut, refused: $0.totals.refused,

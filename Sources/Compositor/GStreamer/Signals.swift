@@ -7,6 +7,11 @@ final class SignalBox {
     init(_ handler: @escaping (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) { self.handler = handler }
 }
 
+final class IndexedTextSignalBox {
+    let handler: (UInt32, String) -> Void
+    init(_ handler: @escaping (UInt32, String) -> Void) { self.handler = handler }
+}
+
 final class IntegerSignalBox {
     let handler: (Int32) -> Void
     init(_ handler: @escaping (Int32) -> Void) { self.handler = handler }
@@ -54,6 +59,23 @@ enum Signals {
         }
         let destroy: @convention(c) (gpointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
             Unmanaged<IntegerSignalBox>.fromOpaque(data!).release()
+        }
+        return g_signal_connect_data(instance, name, unsafeBitCast(trampoline, to: GCallback.self), box, destroy,
+                                     GConnectFlags(rawValue: 0))
+    }
+
+    /// For signals of the shape `void (*)(Instance *self, guint index, gchar *text, gpointer user_data)` (webrtcbin's
+    /// `on-ice-candidate`: the media section and the candidate).
+    @discardableResult
+    static func connectIndexedText(_ instance: UnsafeMutableRawPointer, _ name: String,
+                                   _ handler: @escaping (UInt32, String) -> Void) -> gulong {
+        let box = Unmanaged.passRetained(IndexedTextSignalBox(handler)).toOpaque()
+        let trampoline: @convention(c) (UnsafeMutableRawPointer?, guint, UnsafePointer<gchar>?, UnsafeMutableRawPointer?) -> Void = {
+            _, index, text, data in
+            Unmanaged<IndexedTextSignalBox>.fromOpaque(data!).takeUnretainedValue().handler(index, text.map { String(cString: $0) } ?? "")
+        }
+        let destroy: @convention(c) (gpointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
+            Unmanaged<IndexedTextSignalBox>.fromOpaque(data!).release()
         }
         return g_signal_connect_data(instance, name, unsafeBitCast(trampoline, to: GCallback.self), box, destroy,
                                      GConnectFlags(rawValue: 0))

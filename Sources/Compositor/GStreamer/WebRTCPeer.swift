@@ -95,6 +95,11 @@ final class WebRTCPeer: @unchecked Sendable {
         return answer
     }
 
+    /// A candidate the viewer found after its offer (trickle ICE), of its media section at `mline`.
+    func addRemote(candidate line: String, mline: Int) {
+        WebRTCSignaling(name: name, webrtc: webrtc).addRemote(candidate: line, mline: mline)
+    }
+
     /// The connection state as webrtcbin names it: new, connecting, connected, disconnected, failed, closed.
     var connectionState: String { WebRTCSignaling(name: name, webrtc: webrtc).connectionState }
 

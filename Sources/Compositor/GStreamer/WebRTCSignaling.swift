@@ -56,8 +56,9 @@ struct WebRTCSignaling {
     }
 
     /// Creates this side's offer or answer, sets it, waits until ICE gathering is complete (non-trickle: the
-    /// candidates are in the text), and returns the local description's SDP.
-    func describeLocally(offering: Bool, gatherTimeout: TimeInterval) throws(GstError) -> String {
+    /// candidates are in the text; `gatherTimeout` nil: no wait, for a side that trickles what comes later), and
+    /// returns the local description's SDP.
+    func describeLocally(offering: Bool, gatherTimeout: TimeInterval?) throws(GstError) -> String {
         let what = offering ? "create-offer" : "create-answer"
         guard let reply = try wait(what, {
             offering ? cgst_webrtc_create_offer(webrtc, $0) : cgst_webrtc_create_answer(webrtc, $0)
@@ -79,9 +80,7 @@ struct WebRTCSignaling {
         }
         defer { g_signal_handler_disconnect(UnsafeMutableRawPointer(webrtc), handler) }
         try wait("set-local-description") { cgst_webrtc_set_description(webrtc, "set-local-description", ours, $0) }?.release()
-        if cgst_object_get_enum(UnsafeMutableRawPointer(webrtc), "ice-gathering-state")
-            != Int32(GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE.rawValue),
-           gathered.wait(timeout: .now() + gatherTimeout) == .timedOut {
+        if let gatherTimeout, !gatheringComplete, gathered.wait(timeout: .now() + gatherTimeout) == .timedOut {
             throw GstError(element: name, message: "ICE gathering did not complete within \(Int(gatherTimeout)) s (no usable local address?)")
         }
         guard let local = cgst_object_get_pointer(UnsafeMutableRawPointer(webrtc), "local-description")?
@@ -94,6 +93,18 @@ struct WebRTCSignaling {
         }
         defer { g_free(textPointer) }
         return String(cString: textPointer)
+    }
+
+    /// Whether ICE gathering has completed.
+    var gatheringComplete: Bool {
+        cgst_object_get_enum(UnsafeMutableRawPointer(webrtc), "ice-gathering-state")
+            == Int32(GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE.rawValue)
+    }
+
+    /// A candidate the other side found after its description (trickle ICE): `candidate:…` of its media section at
+    /// `mline`.
+    func addRemote(candidate line: String, mline: Int) {
+        cgst_webrtc_add_ice_candidate(webrtc, guint(max(0, mline)), line)
     }
 
     /// The peer connection's state as webrtcbin names it: new, connecting, connected, disconnected, failed, closed.

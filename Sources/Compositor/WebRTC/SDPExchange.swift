@@ -25,8 +25,9 @@ struct SDPExchange: Sendable {
         return URL(string: String(url.dropFirst(prefix.count + 1)))
     }
 
-    /// Posts the offer; returns the answer's SDP and the session's location (nil when the server gave none).
-    func post(offer: String) throws(Failure) -> (answer: String, location: URL?) {
+    /// Posts the offer; returns the answer's SDP, the session's location (nil when the server gave none) and its
+    /// ETag (for trickle `PATCH`es).
+    func post(offer: String) throws(Failure) -> (answer: String, location: URL?, etag: String?) {
         var request = URLRequest(url: endpoint, timeoutInterval: timeout)
         request.httpMethod = "POST"
         request.setValue("application/sdp", forHTTPHeaderField: "Content-Type")
@@ -45,7 +46,20 @@ struct SDPExchange: Sendable {
                           + (Self.excerpt(body).map { ": \($0)" } ?? ""))
         }
         let location = response.value(forHTTPHeaderField: "Location").flatMap { URL(string: $0, relativeTo: endpoint)?.absoluteURL }
-        return (body, location)
+        return (body, location, response.value(forHTTPHeaderField: "ETag"))
+    }
+
+    /// Sends candidates found after the offer (trickle ICE, RFC 8840) to the session at `location`; returns the
+    /// server's status (204: taken; 405 or 501: it takes no trickle) and its message.
+    func patch(_ location: URL, fragment: String, etag: String?) throws(Failure) -> (status: Int, message: String) {
+        var request = URLRequest(url: location, timeoutInterval: timeout)
+        request.httpMethod = "PATCH"
+        request.setValue("application/trickle-ice-sdpfrag", forHTTPHeaderField: "Content-Type")
+        if let etag { request.setValue(etag, forHTTPHeaderField: "If-Match") }
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        request.httpBody = Data(fragment.utf8)
+        let (data, response) = try send(request)
+        return (response.statusCode, Self.excerpt(String(decoding: data, as: UTF8.self)) ?? "")
     }
 
     /// Ends the session at `location`; a server that does not answer within 3 s is left to time it out.
@@ -111,6 +125,7 @@ final class SDPSession: @unchecked Sendable {
     let exchange: SDPExchange
     private let lock = NSLock()
     private var location: URL?
+    private var etag: String?
     private var ended = false
 
     init(_ exchange: SDPExchange) { self.exchange = exchange }
@@ -118,8 +133,18 @@ final class SDPSession: @unchecked Sendable {
     /// Posts the offer and returns the answer's SDP; throws what the server said instead.
     func open(offer: String) throws(SDPExchange.Failure) -> String {
         let reply = try exchange.post(offer: offer)
-        lock.withLock { location = reply.location }
+        lock.withLock {
+            location = reply.location
+            etag = reply.etag
+        }
         return reply.answer
+    }
+
+    /// Sends a trickle ICE fragment to the session; the server's status and message (0: it gave no location, so
+    /// there is nowhere to send it).
+    func trickle(_ fragment: String) throws(SDPExchange.Failure) -> (status: Int, message: String) {
+        guard let (url, tag) = lock.withLock({ location.map { ($0, etag) } }) else { return (0, "no session location") }
+        return try exchange.patch(url, fragment: fragment, etag: tag)
     }
 
     var isEnded: Bool { lock.withLock { ended } }

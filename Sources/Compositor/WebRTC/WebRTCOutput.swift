@@ -36,6 +36,8 @@ public final class WebRTCOutput: @unchecked Sendable {
         case unknown(String)
         case failed(String)
         case stopping
+        /// Trickled candidates that cannot be taken (an ICE restart, a media section the offer did not have).
+        case refusedCandidates(String)
 
         public var description: String {
             switch self {
@@ -44,6 +46,7 @@ public final class WebRTCOutput: @unchecked Sendable {
             case .unknown(let id): "no WebRTC session '\(id)' (it ended, or was never made)"
             case .failed(let s): s
             case .stopping: "pipcompose is stopping"
+            case .refusedCandidates(let s): s
             }
         }
     }
@@ -68,6 +71,11 @@ public final class WebRTCOutput: @unchecked Sendable {
         /// The candidates of each side (`host 10.0.0.2:51234 udp`): what a session that fails ICE says it tried.
         var ours: [String] = []
         var theirs: [String] = []
+        /// Its offer's media sections (their `a=mid`) and ICE username fragment: where trickled candidates go.
+        var mids: [String?] = []
+        var ufrag: String?
+        /// Candidates it trickled after its offer (`PATCH`).
+        var trickled = 0
     }
 
     /// A viewer as `status` shows it.
@@ -81,6 +89,8 @@ public final class WebRTCOutput: @unchecked Sendable {
         public var switchingTo: PixelSize??
         /// Frames its own input dropped (it could not keep up, or had not connected yet).
         public var dropped: UInt64
+        /// Candidates it trickled after its offer.
+        public var trickled = 0
     }
 
     public let id = "webrtc"
@@ -193,7 +203,8 @@ public final class WebRTCOutput: @unchecked Sendable {
         lock.withLock {
             viewers.sorted { $0.value.joined < $1.value.joined }.map {
                 ViewerState(id: $0.key, codec: $0.value.vp8 ? "VP8" : "H264", connected: $0.value.connected,
-                            picture: $0.value.picture, switchingTo: $0.value.next, dropped: $0.value.input?.dropped ?? 0)
+                            picture: $0.value.picture, switchingTo: $0.value.next, dropped: $0.value.input?.dropped ?? 0,
+                            trickled: $0.value.trickled)
             }
         }
     }
@@ -363,8 +374,10 @@ public final class WebRTCOutput: @unchecked Sendable {
                     let now = ProcessInfo.processInfo.systemUptime
                     let count = lock.withLock { () -> Int in
                         pending -= 1
+                        let sections = TrickleFragment.sections(of: offer)
                         viewers[id] = Viewer(peer: peer, joined: now, vp8: isVP8, input: input,
-                                             ours: IceCandidates.summary(of: sdp), theirs: IceCandidates.summary(of: offer))
+                                             ours: IceCandidates.summary(of: sdp), theirs: IceCandidates.summary(of: offer),
+                                             mids: sections.sections.map(\.mid), ufrag: sections.ufrag)
                         counts.joined += 1
                         return viewers.count
                     }
@@ -384,6 +397,38 @@ public final class WebRTCOutput: @unchecked Sendable {
                     lock.withLock { pending -= 1 }
                     done.resume(throwing: Failure.failed("cannot answer the offer: \(error)"))
                 }
+            }
+        }
+    }
+
+    /// Candidates viewer `id` found after its offer (trickle ICE, a `PATCH` on its session), given to its webrtcbin
+    /// under the media section each names (by `a=mid`, else by place). Returns how many were taken. Refused: another
+    /// ICE username fragment (an ICE restart: open a new session instead), a section the offer did not have.
+    public func trickle(_ id: String, fragment: TrickleFragment) async throws -> Int {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int, any Error>) in
+            queue.async { [self] in
+                guard let v = lock.withLock({ viewers[id] }) else { return done.resume(throwing: Failure.unknown(id)) }
+                if let theirs = fragment.ufrag, let offered = v.ufrag, theirs != offered {
+                    return done.resume(throwing: Failure.refusedCandidates(
+                        "ICE username fragment '\(theirs)' is not the offer's ('\(offered)'): an ICE restart is not "
+                        + "supported; end the session and open a new one"))
+                }
+                var placed: [(Int, String)] = []
+                for c in fragment.candidates {
+                    let index = c.mid.flatMap { mid in v.mids.firstIndex(of: mid) } ?? (c.mid == nil ? c.index : nil)
+                    guard let index, index < v.mids.count else {
+                        return done.resume(throwing: Failure.refusedCandidates(
+                            "a candidate of media section \(c.mid.map { "'\($0)'" } ?? "#\(c.index)"), which the offer "
+                            + "did not have (its sections: \(v.mids.map { $0 ?? "?" }.joined(separator: ", ")))"))
+                    }
+                    placed.append((index, c.line))
+                }
+                for (index, line) in placed { v.peer.addRemote(candidate: line, mline: index) }
+                lock.withLock {
+                    viewers[id]?.trickled += placed.count
+                    viewers[id]?.theirs += IceCandidates.summary(of: placed.map { "a=" + $0.1 }.joined(separator: "\n"))
+                }
+                done.resume(returning: placed.count)
             }
         }
     }

@@ -26,9 +26,7 @@ struct WebRTCRoutes {
         routes.post("/v1/whep/:id/window") { request, context in
             try await follow(request, viewer: try own(context))
         }
-        routes.patch("/v1/whep/:id") { _, _ -> Response in
-            throw HTTPError(.methodNotAllowed, message: "no trickle ICE: the answer already carries every candidate")
-        }
+        routes.patch("/v1/whep/:id") { request, context in try await trickle(request, viewer: try own(context)) }
         return routes
     }
 
@@ -91,6 +89,28 @@ struct WebRTCRoutes {
         }
     }
 
+    /// Candidates `viewer` found after its offer (trickle ICE, RFC 8840), for its webrtcbin: 204 once it has them.
+    func trickle(_ request: Request, viewer: String) async throws -> Response {
+        let webrtc = try whep()
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        guard type.hasPrefix("application/trickle-ice-sdpfrag") else {
+            throw HTTPError(.unsupportedMediaType, message: "send candidates with Content-Type: "
+                            + "application/trickle-ice-sdpfrag (RFC 8840) (got '\(type)')")
+        }
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: 64 << 10) } catch {
+            throw HTTPError(.contentTooLarge, message: "a trickle ICE fragment is at most 64 KB")
+        }
+        let fragment: TrickleFragment
+        do { fragment = try TrickleFragment.parse(String(decoding: buffer.readableBytesView, as: UTF8.self)) } catch {
+            throw HTTPError(.badRequest, message: "not a trickle ICE fragment: \(error)")
+        }
+        do { _ = try await webrtc.trickle(viewer, fragment: fragment) } catch let e as WebRTCOutput.Failure {
+            throw Self.refusal(for: e)
+        }
+        return Response(status: .noContent)
+    }
+
     /// Lays `viewer`'s picture out for the window in the body.
     func follow(_ request: Request, viewer: String) async throws -> Response {
         // The body is read first: a body that is not JSON is refused as such, with or without WebRTC.
@@ -110,6 +130,7 @@ struct WebRTCRoutes {
         case .stopping: HTTPError(.serviceUnavailable, message: failure.description)
         case .unknown: HTTPError(.notFound, message: failure.description)
         case .failed: HTTPError(.internalServerError, message: failure.description)
+        case .refusedCandidates: HTTPError(.unprocessableContent, message: failure.description)
         }
     }
 }
