@@ -299,6 +299,52 @@ extension EndToEnd {
                     "\(frames.count - first) frames from the data on; without it: \(off.prefix(5).map { ($0.offset, $0.element) })")
         }
 
+        /// A renewal's new launch that stops (as a crash handler holds a process that crashed, in the middle of a frame
+        /// or not) is never swapped in (it does not answer the ping that would swap it) and never holds the run: it is
+        /// given up with a `pageError` that says so, the page goes on as it was, status answers, the stream loses no
+        /// frame, and Ctrl-C ends the run.
+        /// An hour's run once hung at its end on such a launch: the promotion waited for the frame being read from it.
+        @Test func aRenewalsNewLaunchThatStopsIsGivenUp() throws {
+            let dir = try TempDir()
+            let scene = try probeScene(dir)
+            let (p, url) = try startLive([scene, "--web-renew-growth", "2"])
+            let c = try #require(controlURL(p), "\(p.allOutput)"), u = try #require(url)
+            let events = try EventStream(client: ControlClient.local(base: c))
+            defer { events.close() }
+            #expect(waitForPixel(c, dir, 100, 100) { near($0, red) }.map { near($0, red) } == true, "\(p.allOutput)")
+            func pages() throws -> [Int32] {
+                try tool(["pgrep", "-P", String(p.process.processIdentifier), "-f", "web-page"]).out
+                    .split(separator: "\n").compactMap { Int32($0) }
+            }
+            let first = try #require(try pages().first)
+            let watcher = try startWatcher(u, scene: scene)
+            #expect(try ctl(c, ["web", "page", "update", ##"{"grow":4}"##]).status == 0)
+            // Stopped once it loaded, and draws (the page's counter moves on every frame: a stop often lands in the
+            // middle of a picture), before it is swapped in (3 s after it loaded, for a page that never stops moving).
+            var successor: Int32?
+            try poll("a new launch that draws", until: {
+                let web = webStatus(c)
+                guard (web["renewals"] as? Int ?? 0) == 0 else { return true }
+                guard ["loaded", "drawn"].contains(web["renewing"] as? String ?? "") else { return false }
+                successor = (try? pages())?.first { $0 != first }
+                return successor != nil
+            }, timeout: 120, every: 0.05)
+            let stopped = try #require(successor, "swapped in before it could be stopped: \(webStatus(c))")
+            #expect(kill(stopped, SIGSTOP) == 0)
+            let given = events.next(timeout: 60) { $0.type == "pageError" && $0.details["message"]?.contains("a new launch") == true }
+            #expect(given?.details["message"]?.contains("tried again in 60 s") == true, "\(String(describing: given))\n\(p.allOutput)")
+            // The page goes on as it was: not renewed, not restarted, and its stopped launch is gone.
+            let web = webStatus(c)
+            #expect((web["renewals"] as? Int) == 0 && (web["restarts"] as? Int) == 0 && web["state"] as? String == "playing"
+                    && web["renewing"] == nil, "\(web)")
+            #expect(poll(until: { (try? pages()) == [first] }, timeout: 30, every: 0.1), "page processes: \((try? pages()) ?? [])")
+            let watched = try stopWatcher(watcher)
+            #expect(watched.int("frames") > 0 && watched.int("dropped") == 0 && watched.int("repeated") == 0
+                    && watched.int("unreadable") == 0, "\(watched.total)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+        }
+
         /// `window.pipcompose` tells the page what the now-playing card shows, whoever changed it.
         @Test func windowPipcomposeCarriesTheNowPlayingCard() throws {
             let dir = try TempDir()

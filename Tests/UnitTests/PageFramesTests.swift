@@ -84,7 +84,10 @@ import TestSupport
         route.with { put($0, big, 7) }
         #expect(try #require(f.take()).surface.pixel(x: 0, y: 0).b == 1, "not shown before it is promoted")
         let before = f.newest
-        route.promote(to: f)
+        // While a frame is being read into the route, a promotion waits for nothing: it is refused, to be tried again.
+        route.with { _ in #expect(!route.promote(to: f, wait: 0.05)) }
+        #expect(f.newest == before)
+        #expect(route.promote(to: f))
         #expect(f.newest != before)
         #expect(try #require(f.take()).surface.pixel(x: 0, y: 0).b == 7)
         route.with { put($0, big, 9) }

@@ -110,6 +110,9 @@ public struct StatusPayload: Codable, Sendable {
         public var webkitFrames: UInt64?
         /// Times a new launch of the page took the place of one that had grown (`--web-renew-growth`).
         public var renewals: Int
+        /// A new launch started beside the page to take its place, now: `starting`, `loaded`, or `drawn` (it is
+        /// swapped in once it has drawn and settled); absent for none.
+        public var renewing: String?
     }
     public var web: [Web]?
     /// Each rendition (`--rendition`): its size, its encoder's bitrate (kbit/s), frames drawn and encoded, and the

@@ -14,12 +14,15 @@ final class FrameRoute: @unchecked Sendable {
     /// Runs `body` with the frames this launch fills now, holding the route.
     func with<T>(_ body: (PageFrames) -> T) -> T { lock.withLock { body(target) } }
 
-    /// From now on this launch fills `frames`, which takes over its newest frame first.
-    func promote(to frames: PageFrames) {
-        lock.withLock {
-            guard target !== frames else { return }
-            frames.takeOver(from: target)
-            target = frames
-        }
+    /// From now on this launch fills `frames`, which takes over its newest frame first. False, and nothing changed,
+    /// when a frame being read into the route is not done within `wait`: the caller tries again later, and never
+    /// waits long on a pipe (a launch stopped in the middle of a frame holds the route until the reader gives up).
+    func promote(to frames: PageFrames, wait: TimeInterval = 0.2) -> Bool {
+        guard lock.lock(before: Date().addingTimeInterval(wait)) else { return false }
+        defer { lock.unlock() }
+        guard target !== frames else { return true }
+        frames.takeOver(from: target)
+        target = frames
+        return true
     }
 }

@@ -13,10 +13,10 @@ import FoundationNetworking
 /// Renewal: WebKit's processes grow with every repaint (about 0.5 MiB a minute for a page that changes 10 times a
 /// second, the same in a plain wpesrc pipeline: WebKit's or Mesa's, not ours). Once a page has stayed more than
 /// `renewGrowth` over what it used when it had settled, a second launch of it is started beside it, loads with what
-/// the page was told (`PageReplay`, and the calls made meanwhile), and takes its place once it has drawn and
-/// settled; the first is ended then. Viewers see no gap: the widget shows the first launch's pictures until the
-/// second's newest replaces them. A page's own state that no call carries (a counter it keeps) starts over, as after
-/// a crash: `renew: false` (the widget's) or `--web-renew-growth 0` (every page's) turns renewal off.
+/// the page was told (`PageReplay`, and the calls made meanwhile), and takes its place once it has drawn, settled
+/// and answered a ping; the first is ended then. Viewers see no gap: the widget shows the first launch's pictures
+/// until the second's newest replaces them. A page's own state that no call carries (a counter it keeps) starts
+/// over, as after a crash: `renew: false` (the widget's) or `--web-renew-growth 0` (every page's) turns renewal off.
 ///
 /// `@unchecked Sendable`: the state below is owned by `queue`; `frames` is thread-safe; the reader threads only
 /// touch `frames` and post to `queue`.
@@ -40,6 +40,8 @@ final class PageProcess: @unchecked Sendable {
         var webkitFrames: UInt64?
         /// Times a new launch of the page took the place of one that had grown.
         var renewals: Int
+        /// A new launch started beside the page to take its place, now: "starting", "loaded" or "drawn"; nil for none.
+        var renewing: String?
     }
 
     /// How a call into the page ended.
@@ -145,6 +147,14 @@ final class PageProcess: @unchecked Sendable {
         let told: (data: String?, playing: Bool, version: Int)
         var loadedAt: Date?
         var lastAnswer: Date?
+        /// When its process last said anything (its own heartbeat comes each second).
+        var lastHeard: Date?
+        /// Asked, once it had drawn and settled, to answer (`{"ping": generation}`): it is swapped in on the answer,
+        /// so a launch that stopped (or hangs) is never swapped in for the page.
+        var pinged: Date?
+        /// Its output ended (or stopped in the middle of a frame for `midMessage`): given up at the next second, when
+        /// its end (and the signal) can be told.
+        var outputEnded = false
         var lastFrame: Date?
         var framesSinceLoad = 0
         var memory = 0
@@ -202,7 +212,8 @@ final class PageProcess: @unchecked Sendable {
         queue.sync {
             Status(id: id, state: state, frames: framesIn, restarts: restarts, memoryBytes: memory,
                    lastError: lastError, size: frames.wantedSize, webkitFrames: handed > 0 ? handed : nil,
-                   renewals: renewals)
+                   renewals: renewals,
+                   renewing: successor.map { $0.framesSinceLoad > 0 ? "drawn" : $0.loadedAt != nil ? "loaded" : "starting" })
         }
     }
 
@@ -462,12 +473,17 @@ final class PageProcess: @unchecked Sendable {
             case .message:
                 guard h.a <= 1 << 20, p.read(h.a, into: &payload, within: Self.midMessage) else { break }
                 let message = try? JSONDecoder().decode([String: JSONValue].self, from: Data(payload.prefix(h.a)))
-                queue.async { [self] in if g == generation { lastHeard = Date() } }
+                queue.async { [self] in
+                    if g == generation { lastHeard = Date() } else if g == successor?.generation { successor?.lastHeard = Date() }
+                }
                 if let e = message?.text("error") { queue.async { [self] in if g == generation { childError = e } } }
                 if let uri = message?.text("uri") { queue.async { [self] in if g == generation { shows(uri) } } }
                 // (After the picture it follows, which is in `frames` already.)
                 if case .number(let n)? = message?["grabbed"] {
                     queue.async { [self] in if g == generation { steps.grabbed(Int64(n)) } }
+                }
+                if case .number(let n)? = message?["pong"], Int(n) == g {
+                    queue.async { [self] in answered(generation: g) }
                 }
                 if case .number(let n)? = message?["handed"] {
                     queue.async { [self] in if g == generation { handed = UInt64(max(0, n)) } }
@@ -475,7 +491,10 @@ final class PageProcess: @unchecked Sendable {
             }
         }
         queue.async { [self] in
-            if g == successor?.generation { return abandonSuccessor(retryIn: 60) }
+            if g == successor?.generation {
+                successor?.outputEnded = true
+                return
+            }
             guard g == generation, state == .starting || state == .playing else { return }
             // (Its output ends a moment before it can be reaped: asked once, and else not said.)
             let how = process?.ended == true ? process?.endedBy.map { " by \($0)" } : nil
@@ -624,23 +643,60 @@ final class PageProcess: @unchecked Sendable {
         }
         s.memory = s.process.residentBytes()
         successor = s
-        guard s.memory <= settings.memoryLimit, !s.process.stuck else { return abandonSuccessor(retryIn: 60) }
-        if s.process.ended {
-            onEvent(.pageError(id: id, message: "a new launch of the page, to take the place of one that had grown, ended by "
-                               + (s.process.endedBy ?? "itself") + (successorError.map { " (\($0.prefix(200)))" } ?? "")
-                               + "; tried again in 60 s"))
-            return abandonSuccessor(retryIn: 60)
+        if s.memory > settings.memoryLimit {
+            return giveUpSuccessor("used \(s.memory >> 20) MiB, over --web-memory-limit \(settings.memoryLimit >> 20) MiB")
+        }
+        if s.process.ended { return giveUpSuccessor("ended by " + (s.process.endedBy ?? "itself")) }
+        if s.outputEnded {
+            return giveUpSuccessor("stopped sending (it stalled in the middle of a picture, or closed its output)")
+        }
+        if s.process.stuck {
+            return giveUpSuccessor("took nothing it was sent for \(Int(IsolatedProcess.sendTimeout)) s (stopped, or hung?)")
+        }
+        // Its process's own heartbeat, as the watchdog asks of the running launch: a launch stopped (or held by a
+        // crash handler) is still, and would otherwise look settled.
+        let heard = s.lastHeard ?? s.startedAt
+        if now.timeIntervalSince(heard) > (s.lastHeard == nil ? max(settings.firstAnswer, 30) : settings.answerTimeout) {
+            return giveUpSuccessor("said nothing for \(Int(now.timeIntervalSince(heard))) s (stopped, or hung?)")
         }
         guard let loaded = s.loadedAt else {
-            if now.timeIntervalSince(s.startedAt) > settings.firstAnswer { abandonSuccessor(retryIn: 60) }
+            if now.timeIntervalSince(s.startedAt) > settings.firstAnswer {
+                giveUpSuccessor("did not load within \(Int(settings.firstAnswer)) s")
+            }
             return
         }
         // Drawn since it loaded, and still for a moment (an animation in has ended) or for long enough.
         guard s.framesSinceLoad > 0, let last = s.lastFrame else {
-            if now.timeIntervalSince(loaded) > settings.firstAnswer { abandonSuccessor(retryIn: 60) }
+            if now.timeIntervalSince(loaded) > settings.firstAnswer {
+                giveUpSuccessor("drew nothing within \(Int(settings.firstAnswer)) s of loading")
+            }
             return
         }
-        if now.timeIntervalSince(last) >= 0.4 || now.timeIntervalSince(loaded) >= 3 { promote(s) }
+        if let pinged = s.pinged {
+            // (Its commands wait on WebKit's own thread: a page process whose heartbeat goes on may still hang there.)
+            if now.timeIntervalSince(pinged) > settings.answerTimeout {
+                giveUpSuccessor("did not answer for \(Int(now.timeIntervalSince(pinged))) s (hung?)")
+            }
+            return
+        }
+        guard now.timeIntervalSince(last) >= 0.4 || now.timeIntervalSince(loaded) >= 3 else { return }
+        s.pinged = now
+        successor = s
+        s.process.send("{\"ping\":\(s.generation)}")
+    }
+
+    /// The new launch answered the ping it was sent once settled (`{"pong": generation}`): it runs, and takes the
+    /// page's place now. On `queue`.
+    private func answered(generation g: Int) {
+        guard let s = successor, s.generation == g, s.pinged != nil else { return }
+        promote(s)
+    }
+
+    /// A renewal's new launch went wrong: it is ended, said so (the page goes on as it was), and tried again in 60 s.
+    private func giveUpSuccessor(_ what: String) {
+        onEvent(.pageError(id: id, message: "a new launch of the page, to take the place of one that had grown, " + what
+                           + (successorError.map { " (\($0.prefix(200)))" } ?? "") + "; tried again in 60 s"))
+        abandonSuccessor(retryIn: 60)
     }
 
     private func renew() {
@@ -672,7 +728,7 @@ final class PageProcess: @unchecked Sendable {
             if pageState != "{}" { s.process.send(Self.command(js: "window.__pc && __pc.state(\(pageState))")) }
         case "fail":
             successor = s
-            return abandonSuccessor(retryIn: 60)
+            return giveUpSuccessor("failed: " + (r.text("reason") ?? "its page did not load"))
         default: break
         }
         successor = s
@@ -690,8 +746,12 @@ final class PageProcess: @unchecked Sendable {
 
     /// The launch started beside the page takes its place; the one it replaces is ended.
     private func promote(_ s: Successor) {
+        // (A frame still being read from it after 0.2 s: it stalled mid-frame; asked again at the next second.)
+        guard s.route.promote(to: frames) else {
+            successor?.pinged = nil
+            return
+        }
         let old = process
-        s.route.promote(to: frames)
         process = s.process
         generation = s.generation
         slot = s.slot

@@ -210,6 +210,8 @@ public final class PageRenderer: @unchecked Sendable {
         }
         if case .string(let script)? = c["js"] { pipeline.emit("run-javascript", script, onElementNamed: "page") }
         if case .string(let url)? = c["location"] { pipeline.set("location", url, onElementNamed: "page") }
+        // (A renewal's new launch is swapped in on this answer: it shows the process reads and writes now.)
+        if case .number(let n)? = c["ping"] { send(["pong": .number(n)]) }
     }
 
     private func startHeartbeat() {

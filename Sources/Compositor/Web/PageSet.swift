@@ -74,7 +74,7 @@ extension PageSet: SessionInput {
         status.web += pages.map(\.status).map {
             StatusPayload.Web(id: $0.id, state: $0.state.rawValue, frames: $0.frames, restarts: $0.restarts,
                               memoryMiB: $0.memoryBytes >> 20, lastError: $0.lastError, size: $0.size?.description,
-                              webkitFrames: $0.webkitFrames, renewals: $0.renewals)
+                              webkitFrames: $0.webkitFrames, renewals: $0.renewals, renewing: $0.renewing)
         }
     }
 
