@@ -154,7 +154,9 @@ public struct ProbeStats: Sendable {
 
     /// A picture decoded beside the frames counted (an accounting viewer's sample): its strip's time gives a latency,
     /// its frame is already counted. Unreadable: its strip could not be read (a damaged picture).
-    public mutating func sampled(arrivalMs: Double, reading: TimecodeCodec.Reading?) {
+    /// `settling`: the sample's decoder started less than `warmupMs` ago (a turn of a soak's rotating sample): the
+    /// picture counts for everything but the latency percentiles, as a probe's first second does.
+    public mutating func sampled(arrivalMs: Double, reading: TimecodeCodec.Reading?, settling: Bool = false) {
         guard let reading else {
             total.unreadable += 1
             current?.unreadable += 1
@@ -163,7 +165,7 @@ public struct ProbeStats: Sendable {
         guard measuresLatency, let start else { return }
         let ms = arrivalMs - Double(reading.wallMilliseconds)
         if total.firstFrameLatencyMs == nil { total.firstFrameLatencyMs = ms }
-        if arrivalMs - start >= warmupMs {
+        if arrivalMs - start >= warmupMs && !settling {
             histogram.add(ms)
             latencyBuckets.observe(ms / 1000)
             currentLatencies.append(ms)
