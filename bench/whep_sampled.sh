@@ -24,6 +24,8 @@ TOKEN=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
 for n in "${COUNTS[@]}"; do
     for round in $(seq 1 "$ROUNDS"); do
         CPORT=$(free_port)
+        # (Removed first: the new run's log is made by its own shell, and the last round's "serving" would do.)
+        rm -f "$OUT/run.log"
         "$BIN" run examples/timecode.yaml --size 1280x720 --fps 30 --webrtc --webrtc-max-viewers 1000 \
             --control "127.0.0.1:$CPORT" --control-token "$TOKEN" --rtsp "127.0.0.1:$(free_port)/pip" >"$OUT/run.log" 2>&1 &
         PID=$!
@@ -45,7 +47,7 @@ for n in "${COUNTS[@]}"; do
         "$BIN" probe "whep+http://127.0.0.1:$CPORT/v1/whep" --duration "$SECS" --json --quiet >"$OUT/probe.json" || true
         wait "$SOAK" || true
         stop_server
-        [ -s "$OUT/soak/soak.json" ] || { echo "the swarm wrote no report:" >&2; tail -5 "$OUT/soak.log" "$OUT/run.log" >&2; exit 1; }
+        [ -s "$OUT/soak/soak.json" ] || { echo "the swarm wrote no report:" >&2; tail -n 5 "$OUT/soak.log" "$OUT/run.log" >&2; exit 1; }
         python3 - "$OUT/soak/soak.json" "$OUT/probe.json" "$n" "$DECODE" "$round" <<'PY'
 import bisect, json, sys
 bounds = [0.5, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 25, 33, 50, 75, 100, 150, 250, 500, 1000, 2500, 5000, 10000]
