@@ -171,3 +171,14 @@ function half95(v, n,    i, m, ss, t) {
     return (n - 1 <= 20 ? t[n - 1] : (n - 1 <= 30 ? 2.05 : 2.00)) * sd / sqrt(n)
 }
 '
+
+# For the benches that start one `pipcompose run` at a time (PID) and talk to it with a token: OUT (a temp dir),
+# stop_server (SIGINT, then waits for it), both undone at exit; BIN (the release binary unless set) and TOKEN.
+server_bench_setup() {
+    OUT="$(mktemp -d)"
+    PID=""
+    trap 'stop_server; rm -rf "$OUT"' EXIT
+    if [ -z "${BIN:-}" ]; then release_binary; fi
+    TOKEN=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+}
+stop_server() { [ -n "$PID" ] && kill -INT "$PID" 2>/dev/null && wait "$PID" || true; PID=""; }

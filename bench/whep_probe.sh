@@ -9,12 +9,7 @@ cd "$(dirname "$0")/.."
 source bench/lib.sh
 SECS="${1:-20}"
 ROUNDS="${2:-3}"
-OUT="$(mktemp -d)"
-PID=""
-stop_server() { [ -n "$PID" ] && kill -INT "$PID" 2>/dev/null && wait "$PID" || true; PID=""; }
-trap 'stop_server; rm -rf "$OUT"' EXIT
-if [ -z "${BIN:-}" ]; then release_binary; fi
-TOKEN=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+server_bench_setup
 
 for round in $(seq 1 "$ROUNDS"); do
     CPORT=$(free_port)

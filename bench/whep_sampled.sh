@@ -14,12 +14,7 @@ SECS="${1:-30}"; shift || true
 DECODE="${1:-2}"; shift || true
 ROUNDS="${1:-3}"; shift || true
 if [ $# -gt 0 ]; then COUNTS=("$@"); else COUNTS=(20 50 100); fi
-OUT="$(mktemp -d)"
-PID=""
-stop_server() { [ -n "$PID" ] && kill -INT "$PID" 2>/dev/null && wait "$PID" || true; PID=""; }
-trap 'stop_server; rm -rf "$OUT"' EXIT
-if [ -z "${BIN:-}" ]; then release_binary; fi
-TOKEN=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+server_bench_setup
 
 for n in "${COUNTS[@]}"; do
     for round in $(seq 1 "$ROUNDS"); do

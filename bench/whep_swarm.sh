@@ -14,13 +14,8 @@ source bench/lib.sh
 SECS="${1:-20}"; shift || true
 DECODE="${1:-2}"; shift || true
 if [ $# -gt 0 ]; then COUNTS=("$@"); else COUNTS=(50 75 100 150); fi
-OUT="$(mktemp -d)"
-PID=""
-stop_server() { [ -n "$PID" ] && kill -INT "$PID" 2>/dev/null && wait "$PID" || true; PID=""; }
-trap 'stop_server; rm -rf "$OUT"' EXIT
-if [ -z "${BIN:-}" ]; then release_binary; fi
+server_bench_setup
 TICK=$(getconf CLK_TCK)
-TOKEN=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
 
 start_server() {
     CPORT=$(free_port)
