@@ -26,7 +26,7 @@ CPORT=$(free_port)
 PID=$!
 wait_for_line "$OUT/run.log" "^serving " "$PID" "pipcompose did not start"
 PIPCOMPOSE_WHEP_TOKEN="$TOKEN" "$BIN" soak --viewers-only "whep+http://127.0.0.1:$CPORT/v1/whep" --viewers "$N" \
-    --decode 0 --duration "$((SECS + 60))" >"$OUT/soak.log" 2>&1 &
+    --decode 0 --duration "$((SECS + 60))" --report "$OUT/soak" >"$OUT/soak.log" 2>&1 &
 SOAK=$!
 connected=0
 for _ in $(seq 1 600); do
