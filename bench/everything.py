@@ -9,7 +9,8 @@ timecode strip) with two web widgets beside it, at 1280x720@30, with
   - a browser window (headless Chromium on the owner's page) opened every 30 s at a random size, watching 8 s;
   - the API driven: the scoreboard told something new every 3 s, a pause of 2 s every minute, a resize every 10
     minutes (alternating 1280x720 and 1024x576, which splits the recording);
-  - every 10 s: resident memory of pipcompose and of its pages' processes, CPU seconds of pipcompose.
+  - every 10 s: resident memory of pipcompose (and its anonymous and file-backed parts) and of its pages' processes,
+    CPU seconds of pipcompose; every 5 minutes pipcompose's mappings (smaps-SECONDS.txt).
 
 Prometheus (Debian's) scrapes the probes' --metrics and the run's own /metrics every 5 s with deploy/prometheus's
 rules; at the end `pipcompose soak report --prometheus` builds the hour's soak.json and soak.html from what it scraped
@@ -249,7 +250,28 @@ def main():
     # Each page's processes on their own: pid -> (command, [(seconds, MiB)]).
     per_process = {}
     csv = open(os.path.join(args.out, "samples.csv"), "w")
-    csv.write("seconds,pipcomposeMiB,pagesMiB,pageProcesses,pipcomposeCpuS\n")
+    csv.write("seconds,pipcomposeMiB,pagesMiB,pageProcesses,pipcomposeCpuS,anonMiB,fileMiB\n")
+
+    def resident_kinds(pid):
+        """pipcompose's resident memory split as /proc/PID/status has it: anonymous (heaps, stacks, buffers) and
+        file-backed (the binary's and libraries' pages read in so far)."""
+        kinds = {}
+        try:
+            for line in open(f"/proc/{pid}/status"):
+                if line.startswith(("RssAnon:", "RssFile:")):
+                    kinds[line.split(":")[0]] = int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return kinds.get("RssAnon", 0), kinds.get("RssFile", 0)
+
+    def keep_smaps():
+        """Every 5 minutes, pipcompose's mappings with their resident sizes (smaps-SECONDS.txt): which of them grew."""
+        try:
+            text = open(f"/proc/{run.pid}/smaps").read()
+        except OSError:
+            return
+        with open(os.path.join(args.out, f"smaps-{int(time.monotonic() - started)}.txt"), "w") as f:
+            f.write(text)
 
     def sample():
         table = processes()
@@ -263,14 +285,16 @@ def main():
             per_process.setdefault(p, (command_of(p), []))[1].append((round(time.monotonic() - started, 1), table[p][3] / 1024))
         cpu = table[run.pid][2] / os.sysconf("SC_CLK_TCK")
         t = round(time.monotonic() - started, 1)
-        samples.append((t, own, pages_mib, len(pages), cpu))
-        csv.write(f"{t},{own:.1f},{pages_mib:.1f},{len(pages)},{cpu:.2f}\n"); csv.flush()
+        anon, backed = resident_kinds(run.pid)
+        samples.append((t, own, pages_mib, len(pages), cpu, anon, backed))
+        csv.write(f"{t},{own:.1f},{pages_mib:.1f},{len(pages)},{cpu:.2f},{anon:.1f},{backed:.1f}\n"); csv.flush()
 
     every(3, tell_board)
     every(60, pause_briefly, offset=30)
     every(600, resize, offset=600)
     every(600, restart_nginx, offset=300)
     every(10, sample)
+    every(300, keep_smaps, offset=300)
     def windows():
         # One window at a time, one every 30 s (a window's own launch and 8 s of watching included).
         while not stop.is_set():
@@ -301,7 +325,8 @@ def main():
     # The run's own counters as Prometheus last scraped them, then the hour's report from what it scraped.
     ended = time.time()
     scraped = {k: prometheus.query(q, ended) for k, q in [
-        ("sourceDropped", "pipcompose_frames_dropped_total{job='pipcompose-run'}"),
+        ("sourceLate", "pipcompose_frames_late_total{job='pipcompose-run'}"),
+        ("sourceEncoderDropped", "pipcompose_frames_encoder_dropped_total{job='pipcompose-run'}"),
         ("outputRestarts", "pipcompose_output_restarts_total{job='pipcompose-run'}"),
         ("outputDropped", "pipcompose_output_dropped_total{job='pipcompose-run'}"),
         ("probesCorrupt", "sum(last_over_time(pipcompose_probe_corrupt_frames_total[2m]))"),
@@ -340,6 +365,8 @@ def main():
         "probes": results, "parts": parts, **counts, "apiFailures": failures,
         "pipcomposeMiBPerHour": slope_per_hour([(s[0], s[1]) for s in samples], 300),
         "pagesMiBPerHour": slope_per_hour([(s[0], s[2]) for s in samples], 300),
+        "pipcomposeAnonMiBPerHour": slope_per_hour([(s[0], s[5]) for s in samples], 300),
+        "pipcomposeFileMiBPerHour": slope_per_hour([(s[0], s[6]) for s in samples], 300),
         "pipcomposeMiB": [round(samples[0][1]), round(samples[-1][1])] if samples else None,
         "pagesMiB": [round(samples[0][2]), round(samples[-1][2])] if samples else None,
         # Processes that lived through most of the run (the pages' own; not a window's short-lived ones).

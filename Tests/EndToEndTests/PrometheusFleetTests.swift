@@ -200,5 +200,83 @@ extension EndToEnd {
             let all = viewers.compactMap { ($0["total"] as? [String: Any])?["frames"] as? Int }.reduce(0, +)
             #expect(totals["viewerFrames"] as? Int == all, "\(totals)")
         }
+
+        /// A run whose recording into a FIFO stalls (its reader holds it and reads nothing): that output's queue drops
+        /// frames until it is failed as stuck. A soak report of the run from Prometheus lists those drops as the
+        /// output's own, by output, and not as the source's: before, the run's dropped counter (which adds every
+        /// output's drops) was read as the source's, and the hour's report failed on a push's drops at its server's
+        /// restarts.
+        @Test func aRunsOutputDropsAreReportedAsTheOutputsNotTheSources() throws {
+            let dir = try TempDir()
+            let fifo = dir.file("stalled.ts")
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let reader = try LiveProcess("/usr/bin/python3", [fixture("fifo_reader.py"), fifo, "--hold", "--pipe-size", "4096"])
+            let token = UUID().uuidString + UUID().uuidString
+            let tokenFile = try dir.write("token", token)
+            chmod(tokenFile, 0o600)
+            let began = Date()
+            let (run, url) = try startLive([examples + "/timecode.yaml", "--size", "320x180", "--record", fifo,
+                                            "--control-token", token])
+            let u = try #require(url), c = try #require(controlURL(run))
+            let controlPort = try #require(URL(string: c)?.port)
+            let probe = try LiveProcess(binary, ["probe", u, "--json", "--metrics", "127.0.0.1:0"],
+                                        environment: ["PIPCOMPOSE_METRICS_TOKEN": token])
+            let line = try #require(probe.waitForLine { $0.hasPrefix("metrics: ") }, "\(probe.allOutput)")
+            let probePort = try #require(URL(string: String(line.dropFirst("metrics: ".count)))?.port)
+            let promPort = freePort()
+            let config = try dir.write("prometheus.yml", """
+                global: {scrape_interval: 1s, evaluation_interval: 1s}
+                scrape_configs:
+                  - job_name: pipcompose
+                    authorization: {type: Bearer, credentials_file: \(tokenFile)}
+                    static_configs:
+                      - targets: [127.0.0.1:\(controlPort), 127.0.0.1:\(probePort)]
+
+                """)
+            let prometheus = try LiveProcess("/usr/bin/prometheus", [
+                "--config.file=\(config)", "--storage.tsdb.path=\(dir.file("data"))",
+                "--web.listen-address=127.0.0.1:\(promPort)", "--log.level=warn"])
+            defer {
+                probe.signal(SIGKILL); _ = probe.waitForExit()
+                prometheus.signal(SIGTERM); _ = prometheus.waitForExit()
+                run.signal(SIGINT); _ = run.waitForExit()
+                reader.signal(SIGKILL); _ = reader.waitForExit()
+            }
+            #expect(reader.waitForLine { $0 == "open" } != nil, "\(reader.allOutput)")
+            // The stalled recording is failed as stuck once its queue took nothing for its time; its counts stop.
+            let output = "record:\(fifo)"
+            #expect(run.waitForLine(timeout: 60) { $0.contains(output) && $0.contains("stuck") } != nil,
+                    "\(run.allOutput)")
+            func status() -> [String: Any] {
+                let r = rawHTTP(port: controlPort, "GET /v1/status HTTP/1.1\nHost: 127.0.0.1:\(controlPort)\nAuthorization: Bearer \(token)\n")
+                let body = r.text.range(of: "\r\n\r\n").map { String(r.text[$0.upperBound...]) } ?? ""
+                return (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]) ?? [:]
+            }
+            let outputs = status()["outputs"] as? [[String: Any]] ?? []
+            let dropped = try #require(outputs.first { $0["id"] as? String == output }?["dropped"] as? Int, "\(outputs)")
+            #expect(dropped > 0, "\(outputs)")
+            // Prometheus has read those drops, and the probe's frames.
+            let seen = Self.waitFor(promPort, "pipcompose_output_dropped_total{output=\"\(output)\"}", timeout: 30) {
+                $0.first?.1 == Double(dropped)
+            }
+            #expect(seen.first?.1 == Double(dropped), "\(seen)")
+            let counted = Self.waitFor(promPort, "pipcompose_probe_latency_seconds_count", timeout: 30) { ($0.first?.1 ?? 0) >= 30 }
+            #expect((counted.first?.1 ?? 0) >= 30, "\(counted) \(probe.allOutput)")
+            let report = try tool([binary, "soak", "report", "--prometheus", "http://127.0.0.1:\(promPort)",
+                                   "--from", String(Int(began.timeIntervalSince1970) - 5), "--to", "now",
+                                   "--report", dir.file("report")])
+            #expect(report.status == 0 || report.status == 3, "\(report.out) \(report.err)")
+            let json = try #require(FileManager.default.contents(atPath: dir.file("report/soak.json")))
+            let soak = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+            let totals = try #require(soak["totals"] as? [String: Any])
+            #expect((totals["outputDropped"] as? [String: Int])?[output] == dropped, "\(totals)")
+            // The source's drops are what the run's loop and encoders lost, nothing of the output's.
+            let late = totals["sourceLate"] as? Int, atEncoders = totals["sourceEncoderDropped"] as? Int
+            #expect(late != nil && atEncoders != nil && totals["sourceDropped"] as? Int == (late ?? -1) + (atEncoders ?? -1),
+                    "\(totals)")
+            #expect(report.out.contains("outputs: \(dropped) frames dropped by their own queues (\(output): \(dropped)), not at the sources"),
+                    "\(report.out)")
+            #expect(!report.err.contains("the sources dropped \(dropped) frames"), "\(report.err)")
+        }
     }
 }

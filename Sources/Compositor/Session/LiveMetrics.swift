@@ -46,6 +46,9 @@ public final class LiveMetrics: @unchecked Sendable {
         advance("pipcompose_frames_rendered_total", to: s.rendered)
         advance("pipcompose_frames_repeated_total", to: s.repeated)
         advance("pipcompose_frames_dropped_total", to: s.dropped)
+        // Of those, the ones lost before any output: what a soak of the run counts as the source's drops.
+        advance("pipcompose_frames_late_total", to: s.late)
+        advance("pipcompose_frames_encoder_dropped_total", to: s.encoderDropped)
         advance("pipcompose_frames_encoded_total", to: s.encoded)
         advance("pipcompose_frames_idle_total", to: s.idle)
         Gauge(label: "pipcompose_viewers").record(s.viewers)

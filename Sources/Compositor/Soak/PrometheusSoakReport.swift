@@ -59,10 +59,13 @@ public struct PrometheusSoakReport {
         let cpu = samples.map(\.cpuPercent), rss = samples.map(\.rssBytes)
         let avCount = try rise("pipcompose_probe_av_offset_seconds_count")
         let avSum = try risesExact("pipcompose_probe_av_offset_seconds_sum").values.reduce(0, +)
-        let totals = SoakReport.Totals(
+        let dropped = try Self.sources.dropped.map { m throws(Failure) in try rise(m) }
+        let late = dropped[1], atEncoders = dropped[2]
+        var totals = SoakReport.Totals(
             seconds: samples.count * stepSeconds,
             framesRendered: Int64(try rise(Self.sources.rendered)),
-            sourceDropped: UInt64(max(0, try rise(Self.sources.dropped))),
+            sourceDropped: UInt64(max(0, dropped.reduce(0, +))),
+            sourceLate: UInt64(max(0, late)), sourceEncoderDropped: UInt64(max(0, atEncoders)),
             viewerFrames: try rise("pipcompose_probe_frames_total"),
             viewerDropped: try rise("pipcompose_probe_dropped_frames_total"),
             viewerRepeated: try rise("pipcompose_probe_repeated_frames_total"),
@@ -81,6 +84,8 @@ public struct PrometheusSoakReport {
             avOffsetMin: avCount > 0 ? try quantile(0.01, "pipcompose_probe_av_offset_seconds", scale: 1000) : nil,
             avOffsetMax: avCount > 0 ? try quantile(0.99, "pipcompose_probe_av_offset_seconds", scale: 1000) : nil,
             avOffsetMean: avCount > 0 ? avSum / Double(avCount) * 1000 : nil)
+        let outputs = try outputDrops()
+        if !outputs.isEmpty { totals.outputDropped = outputs }
         // One viewer per series of frames: its own rises over the span.
         let viewerFrames = try rises("pipcompose_probe_frames_total")
         let viewerDropped = try rises("pipcompose_probe_dropped_frames_total")
@@ -120,7 +125,11 @@ public struct PrometheusSoakReport {
         cpu: #"{__name__=~"pipcompose_soak_cpu_seconds_total|pipcompose_process_cpu_seconds_total"}"#,
         memory: #"{__name__=~"pipcompose_soak_resident_bytes|pipcompose_process_resident_bytes"}"#,
         rendered: #"{__name__=~"pipcompose_soak_frames_rendered_total|pipcompose_frames_rendered_total"}"#,
-        dropped: #"{__name__=~"pipcompose_soak_source_dropped_frames_total|pipcompose_frames_dropped_total"}"#)
+        // A run's frames lost before any output: late in its loop or at its encoders (its
+        // pipcompose_frames_dropped_total adds what each output's own queue dropped, reported apart). Summed
+        // one by one: a run has both counters with the same labels, which one selector's rate cannot hold.
+        dropped: ["pipcompose_soak_source_dropped_frames_total", "pipcompose_frames_late_total",
+                  "pipcompose_frames_encoder_dropped_total"])
 
     /// Each series' rise over the span, by its labels: its largest value in the span minus its value at the start
     /// (0 for a series that began within the span: the exporters' counters start at zero with their process, and
@@ -140,6 +149,25 @@ public struct PrometheusSoakReport {
         return out
     }
 
+    /// What each run's output dropped from its own queue over the span, by output id (with its run's instance when
+    /// several runs were scraped).
+    func outputDrops() throws(Failure) -> [String: Int] {
+        var names: [String: String] = [:]
+        for (labels, _) in try instant("max_over_time(pipcompose_output_dropped_total[\(span)s])") {
+            names[Self.key(labels)] = labels["output"] ?? "?"
+        }
+        let instances = Set(names.keys.map { k in k.split(separator: ",").filter { $0.hasPrefix("instance=") } })
+        var out: [String: Int] = [:]
+        for (k, v) in try rises("pipcompose_output_dropped_total") {
+            var name = names[k] ?? k
+            if instances.count > 1, let i = k.split(separator: ",").first(where: { $0.hasPrefix("instance=") }) {
+                name += " @ " + i.dropFirst("instance=".count)
+            }
+            out[name, default: 0] += v
+        }
+        return out
+    }
+
     /// The samples: one per step over the span.
     func steps() throws(Failure) -> [SoakReport.Sample] {
         let w = window, st = Double(stepSeconds)
@@ -151,7 +179,10 @@ public struct PrometheusSoakReport {
         let cpu = try series("sum(rate(\(Self.sources.cpu)[\(w)])) * 100")
         let rss = try series("sum(\(Self.sources.memory))")
         let rendered = try series("sum(rate(\(Self.sources.rendered)[\(w)])) * \(st)")
-        let sourceDropped = try series("sum(rate(\(Self.sources.dropped)[\(w)])) * \(st)")
+        var sourceDropped: [Int: Double] = [:]
+        for m in Self.sources.dropped {
+            for (t, v) in try series("sum(rate(\(m)[\(w)])) * \(st)") { sourceDropped[t, default: 0] += v }
+        }
         let fpsMin = try series("min(rate(pipcompose_probe_frames_total[\(w)]))")
         let fpsMean = try series("avg(rate(pipcompose_probe_frames_total[\(w)]))")
         let dropped = try series("sum(rate(pipcompose_probe_dropped_frames_total[\(w)])) * \(st)")
