@@ -8,3 +8,9 @@ int cproc_map_large_blocks_apart(size_t threshold) {
     if (getenv("MALLOC_MMAP_THRESHOLD_") != NULL) return 0;
     return mallopt(M_MMAP_THRESHOLD, (int)threshold);
 }
+
+int cproc_limit_arenas(int arenas) {
+    // A limit the user set (MALLOC_ARENA_MAX) is theirs.
+    if (getenv("MALLOC_ARENA_MAX") != NULL) return 0;
+    return mallopt(M_ARENA_MAX, arenas);
+}

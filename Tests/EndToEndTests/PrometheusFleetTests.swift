@@ -274,7 +274,7 @@ extension EndToEnd {
             let late = totals["sourceLate"] as? Int, atEncoders = totals["sourceEncoderDropped"] as? Int
             #expect(late != nil && atEncoders != nil && totals["sourceDropped"] as? Int == (late ?? -1) + (atEncoders ?? -1),
                     "\(totals)")
-            #expect(report.out.contains("outputs: \(dropped) frames dropped by their own queues (\(output): \(dropped)), not at the sources"),
+            #expect(report.out.contains("outputs: \(dropped) frame\(dropped == 1 ? "" : "s") dropped by their own queues (\(output): \(dropped)), not at the sources\nviewers: "),
                     "\(report.out)")
             #expect(!report.err.contains("the sources dropped \(dropped) frames"), "\(report.err)")
         }

@@ -25,3 +25,8 @@ void cproc_name_this_thread(const char *name);
 /// heap of the arena of the thread that made it). Returns 1 when set, 0 when the user set it (its environment
 /// variable) or glibc refused. Here because Swift's Glibc module does not offer mallopt.
 int cproc_map_large_blocks_apart(size_t threshold);
+
+/// At most `arenas` malloc arenas (mallopt M_ARENA_MAX; glibc's default is 8 per core): each thread's blocks go to
+/// one of few heaps, so what the threads of a rendition, a WebRTC session or a renewed page leave scattered over their
+/// arenas' pages stays in fewer of them. Returns 1 when set, 0 when the user set it (MALLOC_ARENA_MAX) or glibc refused.
+int cproc_limit_arenas(int arenas);

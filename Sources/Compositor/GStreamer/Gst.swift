@@ -10,6 +10,11 @@ public enum Gst {
         // to the system. With glibc's moving threshold, a run lost 0.7 MiB to its arenas for every window's rendition
         // made and dropped (106 MiB an hour with a window every 30 s); with this, 0.1 MiB.
         _ = cproc_map_large_blocks_apart(256 * 1024)
+        // One arena per core (glibc makes up to 8 per core, 16 here): the blocks the many short-lived threads of
+        // windows, sessions and pages leave behind gather in few heaps. With everything on for 25 minutes the
+        // arenas' pages grew 22.7 MiB an hour (all of it anonymous memory); with 2 arenas 14.7, ending 11 MiB lower,
+        // at the same CPU (bench/everything.sh, docs/BENCHMARKS.md).
+        _ = cproc_limit_arenas(Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
         gst_init(nil, nil)
     }()
 

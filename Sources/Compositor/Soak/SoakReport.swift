@@ -168,7 +168,8 @@ public struct SoakReport: Codable, Sendable {
     var outputsLine: String {
         guard let byOutput = totals.outputDropped?.filter({ $0.value > 0 }), !byOutput.isEmpty else { return "" }
         let each = byOutput.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-        return "outputs: \(byOutput.values.reduce(0, +)) frames dropped by their own queues (\(each)), not at the sources\n"
+        let n = byOutput.values.reduce(0, +)
+        return "outputs: \(n) frame\(n == 1 ? "" : "s") dropped by their own queues (\(each)), not at the sources\n"
     }
 
     /// Lines for a person.
@@ -179,7 +180,7 @@ public struct SoakReport: Codable, Sendable {
         return """
         soak: \(config.streams) streams\(config.width > 0 ? " × \(config.width)x\(config.height)@\(config.fps)" : ""), \(config.viewers) viewers (\(config.transport)), \(t.seconds) s
         sources: \(t.framesRendered) frames rendered, \(t.sourceDropped) dropped
-        \(outputsLine)        viewers: \(t.viewerFrames) frames \(t.decodingViewers.map { $0 < config.viewers ? "received (\($0) of \(config.viewers) viewers decoding at a time, in turn)" : "decoded" } ?? "decoded"), \(t.stalls ?? 0) stalls, \(t.viewerDropped) dropped, \(t.viewerRepeated) repeated, \(t.unreadable) unreadable, \(t.decodeErrors) decode errors
+        \(outputsLine)viewers: \(t.viewerFrames) frames \(t.decodingViewers.map { $0 < config.viewers ? "received (\($0) of \(config.viewers) viewers decoding at a time, in turn)" : "decoded" } ?? "decoded"), \(t.stalls ?? 0) stalls, \(t.viewerDropped) dropped, \(t.viewerRepeated) repeated, \(t.unreadable) unreadable, \(t.decodeErrors) decode errors
         latency ms: p50 \(ms(t.latencyP50))  p99 \(ms(t.latencyP99))  max \(ms(t.latencyMax))
         pictures: \(t.compared) compared with the scene's render, \(t.corrupt) corrupt, SSIM p1 \(t.ssimP1.map { String(format: "%.4f", $0) } ?? "-") min \(t.ssimMin.map { String(format: "%.4f", $0) } ?? "-")
         \(avLine)cpu \(String(format: "%.0f", t.cpuPercentMean)) % of one core; rss \(mib(t.rssStartBytes)) → \(mib(t.rssEndBytes)) (max \(mib(t.rssMaxBytes)), growth \(String(format: "%+.2f", Double(t.rssGrowthBytes) / 1_048_576)) MiB)
