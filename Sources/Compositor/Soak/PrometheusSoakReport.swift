@@ -59,13 +59,14 @@ public struct PrometheusSoakReport {
         let cpu = samples.map(\.cpuPercent), rss = samples.map(\.rssBytes)
         let avCount = try rise("pipcompose_probe_av_offset_seconds_count")
         let avSum = try risesExact("pipcompose_probe_av_offset_seconds_sum").values.reduce(0, +)
-        let dropped = try Self.sources.dropped.map { m throws(Failure) in try rise(m) }
-        let late = dropped[1], atEncoders = dropped[2]
+        // Each kind of source's drops; a run's late and encoder drops only where a run was scraped.
+        let dropped = try Self.sources.dropped.map { m throws(Failure) in try rises(m) }
+        func sum(_ kind: [String: Int]) -> UInt64? { kind.isEmpty ? nil : UInt64(max(0, kind.values.reduce(0, +))) }
         var totals = SoakReport.Totals(
             seconds: samples.count * stepSeconds,
             framesRendered: Int64(try rise(Self.sources.rendered)),
-            sourceDropped: UInt64(max(0, dropped.reduce(0, +))),
-            sourceLate: UInt64(max(0, late)), sourceEncoderDropped: UInt64(max(0, atEncoders)),
+            sourceDropped: dropped.compactMap(sum).reduce(0, +),
+            sourceLate: sum(dropped[1]), sourceEncoderDropped: sum(dropped[2]),
             viewerFrames: try rise("pipcompose_probe_frames_total"),
             viewerDropped: try rise("pipcompose_probe_dropped_frames_total"),
             viewerRepeated: try rise("pipcompose_probe_repeated_frames_total"),
