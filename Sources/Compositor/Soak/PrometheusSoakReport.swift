@@ -153,17 +153,16 @@ public struct PrometheusSoakReport {
     /// What each run's output dropped from its own queue over the span, by output id (with its run's instance when
     /// several runs were scraped).
     func outputDrops() throws(Failure) -> [String: Int] {
-        var names: [String: String] = [:]
+        var labelsOf: [String: [String: String]] = [:]
         for (labels, _) in try instant("max_over_time(pipcompose_output_dropped_total[\(span)s])") {
-            names[Self.key(labels)] = labels["output"] ?? "?"
+            labelsOf[Self.key(labels)] = labels
         }
-        let instances = Set(names.keys.map { k in k.split(separator: ",").filter { $0.hasPrefix("instance=") } })
+        let severalRuns = Set(labelsOf.values.compactMap { $0["instance"] }).count > 1
         var out: [String: Int] = [:]
         for (k, v) in try rises("pipcompose_output_dropped_total") {
-            var name = names[k] ?? k
-            if instances.count > 1, let i = k.split(separator: ",").first(where: { $0.hasPrefix("instance=") }) {
-                name += " @ " + i.dropFirst("instance=".count)
-            }
+            let labels = labelsOf[k] ?? [:]
+            var name = labels["output"] ?? k
+            if severalRuns, let instance = labels["instance"] { name += " @ " + instance }
             out[name, default: 0] += v
         }
         return out
