@@ -11,7 +11,9 @@ import Foundation
 ///
 /// A receiver aligns the two tracks when it learns how they relate (an RTSP client from the first RTCP sender
 /// reports, a few seconds after joining), and one track's timeline jumps then. Ticks placed before a jump in the
-/// first `settleSeconds` are left out as "before the tracks were aligned"; later jumps are counted and kept.
+/// first `settleSeconds` are left out as "before the tracks were aligned"; later jumps are counted and kept. A step
+/// the receiver announces (`receiverShifted(by:)`) counts as that alignment whatever its size: rtpbin's first one can
+/// be 1.3 ms, under what a jump of the timeline is told apart from jitter by, and a tick before it read 1.3 ms off.
 ///
 /// Pure bookkeeping: the probe feeds frames and onsets; `report()` sums them up.
 public struct AVSyncStats: Sendable {
@@ -87,11 +89,20 @@ public struct AVSyncStats: Sendable {
     private var beforeAlignment = 0
     private var jumps = 0
     private var largestJump: Int64 = 0
+    /// The latest running time either track brought here.
+    private var latest: MediaTime = 0
+    /// A step the receiver announces of at least this much is an alignment; rtpbin's later fine tuning moves a
+    /// track by microseconds (4–16 µs seen after each RTCP sender report) and is not.
+    static let alignmentStep: Int64 = 250_000
+    /// What may be between the receiver's jitterbuffer and here when it announces a step (depayloader, decoder,
+    /// queues): onsets this far past the latest running time seen were moved by the step or not, nobody knows.
+    static let inFlight: MediaTime = 300_000_000
 
     public init(keep: Int = 86_400) { self.keep = max(1, keep) }
 
     /// A decoded frame whose strip read `frame`, with its running time.
     public mutating func frame(_ frame: UInt64, pts: MediaTime) {
+        latest = max(latest, pts)
         guard let fps else {
             if first == nil { first = (frame, pts) }
             if let last = early.last, frame > last.frame, pts > last.pts {
@@ -131,17 +142,35 @@ public struct AVSyncStats: Sendable {
     public mutating func timelineJumped(at time: MediaTime, by: Int64) {
         guard let start = first?.pts else { return }
         if time < start + Self.settleSeconds {
-            discardBefore = max(discardBefore ?? 0, time)
-            for k in order where onsetSeconds[k].map({ $0 * 1e9 < Double(time) }) ?? false {
-                placed[k] = nil
-                onsetSeconds[k] = nil
-                beforeAlignment += 1
-            }
-            order.removeAll { placed[$0] == nil }
+            leaveOut(before: time)
         } else {
             jumps += 1
             largestJump = max(largestJump, abs(by))
         }
+    }
+
+    /// The sound brought here up to running time `end`.
+    public mutating func heard(upTo end: MediaTime) { latest = max(latest, end) }
+
+    /// The receiver moved one track's timeline by `step` nanoseconds to line the tracks up (rtpbin's ts-offset),
+    /// for the buffers it has yet to send on. While the tracks settle, every onset up to what either track brought
+    /// here, and what may still be on its way, is left out (a step later than that is counted as a jump when the
+    /// timeline shows it). Fine tuning under `alignmentStep` is neither.
+    public mutating func receiverShifted(by step: Int64) {
+        guard abs(step) >= Self.alignmentStep else { return }
+        if let start = first?.pts, latest >= start + Self.settleSeconds { return }
+        leaveOut(before: latest + Self.inFlight)
+    }
+
+    /// Onsets before `time` came before the tracks were aligned.
+    private mutating func leaveOut(before time: MediaTime) {
+        discardBefore = max(discardBefore ?? 0, time)
+        for k in order where onsetSeconds[k].map({ $0 * 1e9 < Double(time) }) ?? false {
+            placed[k] = nil
+            onsetSeconds[k] = nil
+            beforeAlignment += 1
+        }
+        order.removeAll { placed[$0] == nil }
     }
 
     /// A tick's onset on the same timeline.

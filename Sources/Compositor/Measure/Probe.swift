@@ -176,9 +176,13 @@ public final class Probe: @unchecked Sendable {
                 // none with --av): with arrival smoothing the offsets read ±3 ms around the source's.
                 if WHEPClient.endpoint(of: url) != nil { pipeline.setOnManager(ofElementNamed: "src", "buffer-mode", "none") }
                 // That lining up moves the sound's timeline by a step: a jump that is no sound missing.
+                // Whichever track it moves, ticks before it were read against tracks not yet lined up.
                 pipeline.onStreamShift(ofManagerOf: "src") { [weak self] media, step in
-                    guard let self, media == "audio" else { return }
-                    self.lock.withLock { self.ticks.shifted(by: step) }
+                    guard let self else { return }
+                    self.lock.withLock {
+                        if media == "audio" { self.ticks.shifted(by: step) }
+                        self.av.receiverShifted(by: step)
+                    }
                 }
             }
         }
@@ -357,6 +361,7 @@ public final class Probe: @unchecked Sendable {
             let samples = raw.bindMemory(to: Int16.self)
             lock.withLock {
                 let found = ticks.feed(samples, channels: 1, rate: rate, pts: pts)
+                av.heard(upTo: pts + MediaTime(samples.count) * 1_000_000_000 / MediaTime(rate))
                 if let jump = ticks.lastJump { av.timelineJumped(at: jump.at, by: jump.by) }
                 for o in found { av.onset(o) }
             }
