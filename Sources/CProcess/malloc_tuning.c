@@ -14,3 +14,7 @@ int cproc_limit_arenas(int arenas) {
     if (getenv("MALLOC_ARENA_MAX") != NULL) return 0;
     return mallopt(M_ARENA_MAX, arenas);
 }
+
+int cproc_give_back_free_memory(void) {
+    return malloc_trim(0);
+}

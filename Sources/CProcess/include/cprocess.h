@@ -30,3 +30,8 @@ int cproc_map_large_blocks_apart(size_t threshold);
 /// one of few heaps, so what the threads of a rendition, a WebRTC session or a renewed page leave scattered over their
 /// arenas' pages stays in fewer of them. Returns 1 when set, 0 when the user set it (MALLOC_ARENA_MAX) or glibc refused.
 int cproc_limit_arenas(int arenas);
+
+/// Gives the free pages inside every arena's heaps back to the system (malloc_trim(0): glibc returns only a heap's
+/// free top by itself; what freed blocks leave between live ones stays resident). Returns 1 when some were given
+/// back. The memory stays the process's address space; touching it again costs a page fault.
+int cproc_give_back_free_memory(void);

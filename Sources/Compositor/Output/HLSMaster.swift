@@ -24,7 +24,7 @@ final class HLSMaster: Output, @unchecked Sendable {
     private let fps: Int
     private let audioKbps: Int?
     private let queue = DispatchQueue(label: "hls-master")
-    private let ticks = EverySecond(label: "hls-master-tick")
+    private let ticks = RepeatingJob(label: "hls-master-tick", every: 1)
     /// Between `start()` and `stop()`; only touched on `queue`.
     private var writing = false
     /// Per rung, the bits per second of each segment measured (by URI), and the largest.

@@ -38,7 +38,10 @@ public final class LiveSession: @unchecked Sendable {
     /// Resizes asked for and not yet applied: when, and the encoders made ahead for them.
     let resizes = PendingResizes()
     /// New drops reported, web pages told, once a second.
-    private let watch = EverySecond(label: "drop-watch")
+    private let watch = RepeatingJob(label: "drop-watch", every: 1)
+    /// Every 10 s, the free pages left between live blocks in the allocator's heaps go back to the system (see
+    /// `Gst.giveBackFreeMemory`).
+    private let giveBack = RepeatingJob(label: "memory-give-back", every: 10)
 
     public init(options: LiveOptions, log: @escaping @Sendable (String) -> Void) {
         var options = options
@@ -109,6 +112,7 @@ public final class LiveSession: @unchecked Sendable {
         loop.start()
         servers.startWriting(log: log)
         watchDrops()
+        giveBack.start { Gst.giveBackFreeMemory() }
     }
 
     /// The frame loop, not yet ticking: it draws while someone takes the main picture or a rendition.
@@ -239,6 +243,7 @@ public final class LiveSession: @unchecked Sendable {
     @discardableResult
     public func stop() -> Bool {
         watch.stop()
+        giveBack.stop()
         loop?.stop()
         // No change of topology after this point: the owner's queue is drained and the graph taken down.
         guard let graph = owner.sync(execute: { () -> RunningGraph? in

@@ -1,19 +1,23 @@
 import Foundation
 
-/// A job the session runs once a second while it runs (new drops reported as one event, web pages told what
-/// changed), on a queue of its own; started once, stopped once.
+/// A job the session runs every `interval` seconds while it runs (new drops reported as one event, web pages told
+/// what changed, free memory given back), on a queue of its own; started once, stopped once.
 ///
 /// `@unchecked Sendable`: `timer` is behind `lock`.
-final class EverySecond: @unchecked Sendable {
+final class RepeatingJob: @unchecked Sendable {
     private let label: String
+    private let interval: TimeInterval
     private let lock = NSLock()
     private var timer: DispatchSourceTimer?
 
-    init(label: String) { self.label = label }
+    init(label: String, every interval: TimeInterval) {
+        self.label = label
+        self.interval = interval
+    }
 
     func start(_ job: @escaping @Sendable () -> Void) {
         let t = DispatchSource.makeTimerSource(queue: DispatchQueue(label: label))
-        t.schedule(deadline: .now() + 1, repeating: 1)
+        t.schedule(deadline: .now() + interval, repeating: interval)
         t.setEventHandler(handler: job)
         t.resume()
         lock.withLock { timer = t }
