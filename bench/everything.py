@@ -23,7 +23,7 @@ the Prometheus report in OUT.
 
 Usage: /usr/bin/python3 bench/everything.py BINARY [--seconds 3600] [--out bench/out/everything]
 """
-import argparse, glob, json, os, random, secrets, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+import argparse, collections, glob, json, os, random, secrets, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 import urllib.error, urllib.parse, urllib.request
 from session_cpu import child_sessions, name as command_of, processes
 
@@ -354,6 +354,7 @@ def main():
                                  "stream=nb_read_frames", "-of", "csv=p=0", part], capture_output=True, text=True)
         parts.append({"file": os.path.basename(part), "frames": frames.stdout.strip(),
                       "whole": d.returncode == 0 and not d.stderr.strip()})
+    usual_pages = collections.Counter(s[3] for s in samples).most_common(1)[0][0] if samples else 0
     cpu_windows = []
     for start in range(0, args.seconds, 600):
         inside = [s for s in samples if start <= s[0] <= start + 600]
@@ -365,6 +366,9 @@ def main():
         "probes": results, "parts": parts, **counts, "apiFailures": failures,
         "pipcomposeMiBPerHour": slope_per_hour([(s[0], s[1]) for s in samples], 300),
         "pagesMiBPerHour": slope_per_hour([(s[0], s[2]) for s in samples], 300),
+        # The same without the seconds a renewal's new launch ran beside the old one (more page processes than
+        # usual): those samples weigh the line by where in the hour the renewals fell.
+        "pagesSteadyMiBPerHour": slope_per_hour([(s[0], s[2]) for s in samples if s[3] == usual_pages], 300),
         "pipcomposeAnonMiBPerHour": slope_per_hour([(s[0], s[5]) for s in samples], 300),
         "pipcomposeFileMiBPerHour": slope_per_hour([(s[0], s[6]) for s in samples], 300),
         "pipcomposeMiB": [round(samples[0][1]), round(samples[-1][1])] if samples else None,

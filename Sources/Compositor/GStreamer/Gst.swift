@@ -23,9 +23,9 @@ public enum Gst {
     /// Gives the free pages between live blocks in the allocator's heaps back to the system. A run makes and drops
     /// pipelines, encoders and threads all the time (windows' renditions, sessions, pushes that reconnect, renewed
     /// pages); the arenas keep what they leave scattered over pages that also hold live blocks, and glibc gives
-    /// back only a heap's free top by itself. With everything on, that was most of what a run's memory still rose
-    /// (docs/BENCHMARKS.md). Walks the heaps under their locks (0.4–0.9 ms with a run's 2 arenas): called from a
-    /// timer, not the frame loop.
+    /// back only a heap's free top by itself. With everything on, a run rose 3.0 MiB an hour over 40 minutes without
+    /// this and 1.1 over the hour with it (docs/BENCHMARKS.md). Walks the heaps under their locks (0.4–0.9 ms with a
+    /// run's 2 arenas): called from a timer, not the frame loop.
     public static func giveBackFreeMemory() { _ = cproc_give_back_free_memory() }
 
     /// Whether an element factory exists (a plugin is installed), e.g. "x264enc".
