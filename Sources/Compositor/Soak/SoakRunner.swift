@@ -85,7 +85,8 @@ public final class SoakRunner: @unchecked Sendable {
         var sampleCount = 0
         var sampler = ProcessSampler()
         var lastFrames = sessions.map { $0.status.frame }
-        var lastDropped = sessions.map { $0.status.dropped }
+        var drops = DropTally()
+        _ = drops.advance(sessions.map(\.status))
         // Per viewer: its totals at the last sample and the last of its seconds already used.
         var lastTotals = probes.map { _ in ProbeStats.Total() }
         var lastFidelity = probes.map { _ in (compared: 0, corrupt: 0, second: -1) }
@@ -107,16 +108,15 @@ public final class SoakRunner: @unchecked Sendable {
             let due = start + Double(second)
             _ = wake.wait(timeout: .now() + max(0, due - ProcessSampler.monotonic()))
             let statuses = sessions.map(\.status)
-            let frames = statuses.map(\.frame), dropped = statuses.map(\.dropped)
+            let frames = statuses.map(\.frame)
             // Counters can restart (an RTSP media replaced when its last viewer left): a fall counts from 0.
             func delta<T: BinaryInteger>(_ now: T, _ before: T) -> Int { now >= before ? Int(now - before) : Int(now) }
             var s = SoakReport.Sample(t: second, cpuPercent: sampler.cpuPercent(),
                                       rssBytes: ProcessSampler.residentBytes() ?? 0,
                                       framesRendered: zip(frames, lastFrames).reduce(0) { $0 + delta($1.0, $1.1) },
-                                      sourceDropped: zip(dropped, lastDropped).reduce(0) { $0 + delta($1.0, $1.1) },
+                                      sourceDropped: drops.advance(statuses),
                                       viewerDropped: 0, viewerRepeated: 0, unreadable: 0)
             lastFrames = frames
-            lastDropped = dropped
             // Counts are differences of each viewer's totals between samples (nothing counted twice or
             // skipped); latency is each viewer's newest finished second, used once.
             let now = ProcessSampler.monotonic()
@@ -193,6 +193,7 @@ public final class SoakRunner: @unchecked Sendable {
         }
         let viewerTotals = probes.map { $0.snapshot().total }
         let streamStatus = sessions.map(\.status)
+        _ = drops.advance(streamStatus)
         for (j, p) in probes.enumerated() { config.metrics?.update(labels[j], from: p, total: viewerTotals[j], receiving: false) }
         stopAll()
         // The last figures stay served until Prometheus has read them once (a scrape interval, 15 s at most).
@@ -204,9 +205,10 @@ public final class SoakRunner: @unchecked Sendable {
         let totals = SoakReport.Totals(
             seconds: sampleCount,
             framesRendered: streamStatus.reduce(0) { $0 + $1.frame + 1 },
-            sourceDropped: streamStatus.reduce(0) { $0 + $1.dropped },
+            sourceDropped: streamStatus.reduce(0) { $0 + DropTally.sourceDropped($1) },
             sourceLate: streamStatus.reduce(0) { $0 + $1.late },
             sourceEncoderDropped: streamStatus.reduce(0) { $0 + $1.encoderDropped },
+            outputDropped: drops.outputs.isEmpty ? nil : drops.outputs,
             viewerFrames: viewerTotals.reduce(0) { $0 + $1.frames },
             viewerDropped: viewerTotals.reduce(0) { $0 + $1.dropped },
             viewerRepeated: viewerTotals.reduce(0) { $0 + $1.repeated },
@@ -231,7 +233,7 @@ public final class SoakRunner: @unchecked Sendable {
                           transport: config.transport.rawValue),
             totals: totals,
             streams: sessions.enumerated().map { i, s in
-                .init(url: s.rtspURL ?? "", frames: streamStatus[i].frame + 1, dropped: streamStatus[i].dropped,
+                .init(url: s.rtspURL ?? "", frames: streamStatus[i].frame + 1, dropped: DropTally.sourceDropped(streamStatus[i]),
                       viewers: (0..<config.viewers).filter { $0 % config.streams == i }.count)
             },
             viewers: probes.enumerated().map { j, p in
