@@ -27,9 +27,8 @@ final class HLSMaster: Output, @unchecked Sendable {
     private let ticks = RepeatingJob(label: "hls-master-tick", every: 1)
     /// Between `start()` and `stop()`; only touched on `queue`.
     private var writing = false
-    /// Per rung, the bits per second of each segment measured (by URI), and the largest.
-    private var measured: [String: [String: (bits: Double, seconds: Double)]] = [:]
-    private var peak: [String: Double] = [:]
+    /// Per rung, its segments' peak and average bit rates.
+    private var measured: [String: SegmentRates] = [:]
     private var written = ""
     private let log: @Sendable (String) -> Void
 
@@ -106,28 +105,18 @@ final class HLSMaster: Output, @unchecked Sendable {
 
     /// BANDWIDTH and AVERAGE-BANDWIDTH of a rung: from its segments once it has some, else its settings plus a tenth.
     private func measure(_ rung: Rung) -> (Int, Int?) {
-        let playlist = folder + "/" + rung.name + "/index.m3u8"
-        var seen = measured[rung.name] ?? [:]
-        if let text = try? String(contentsOfFile: playlist, encoding: .utf8) {
-            for s in HLSPlaylist.media(text).segments where seen[s.uri] == nil && s.duration > 0 {
-                let file = folder + "/" + rung.name + "/" + s.uri
-                guard let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber else { continue }
-                let bits = size.doubleValue * 8
-                seen[s.uri] = (bits, s.duration)
-                peak[rung.name] = max(peak[rung.name] ?? 0, bits / s.duration)
+        var rates = measured[rung.name] ?? SegmentRates()
+        if let text = try? String(contentsOfFile: folder + "/" + rung.name + "/index.m3u8", encoding: .utf8) {
+            rates.update(listed: HLSPlaylist.media(text).segments) { uri in
+                ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + rung.name + "/" + uri))?[.size] as? NSNumber)?
+                    .doubleValue
             }
         }
-        // Only what the folder still holds is remembered (it keeps a window of segments).
-        if seen.count > 4096, let text = try? String(contentsOfFile: playlist, encoding: .utf8) {
-            let listed = Set(HLSPlaylist.media(text).segments.map(\.uri))
-            seen = seen.filter { listed.contains($0.key) }
-        }
-        measured[rung.name] = seen
-        guard let top = peak[rung.name], !seen.isEmpty else {
+        measured[rung.name] = rates
+        guard let top = rates.peak, let average = rates.average else {
             let estimate = Double((rung.kbps + (audioKbps ?? 0)) * 1000) * 1.1
             return (Int(estimate.rounded(.up)), nil)
         }
-        let bits = seen.values.reduce(0) { $0 + $1.bits }, seconds = seen.values.reduce(0) { $0 + $1.seconds }
-        return (Int(top.rounded(.up)), Int((bits / seconds).rounded(.up)))
+        return (Int(top.rounded(.up)), Int(average.rounded(.up)))
     }
 }
