@@ -10,14 +10,16 @@ timecode strip) with two web widgets beside it, at 1280x720@30, with
   - the API driven: the scoreboard told something new every 3 s, a pause of 2 s every minute, a resize every 10
     minutes (alternating 1280x720 and 1024x576, which splits the recording);
   - every 10 s: resident memory of pipcompose (and its anonymous and file-backed parts) and of its pages' processes,
-    CPU seconds of pipcompose; every 5 minutes pipcompose's mappings (smaps-SECONDS.txt).
+    CPU seconds of pipcompose, glibc's blocks given out and free (the run's /metrics), and the picture's size; every
+    5 minutes pipcompose's mappings (smaps-SECONDS.txt).
 
 Prometheus (Debian's) scrapes the probes' --metrics and the run's own /metrics every 5 s with deploy/prometheus's
 rules; at the end `pipcompose soak report --prometheus` builds the hour's soak.json and soak.html from what it scraped
 (OUT/report), and the run's counters at the end are read from it.
 
 At the end: each probe's totals, frames dropped at the source, every recorded part decoded whole by ffmpeg, the
-memory slope of pipcompose and of the pages after a 5-minute warm-up (least squares, MiB per hour), CPU per hour in
+memory slope of pipcompose and of the pages after a 5-minute warm-up (least squares, MiB per hour; pipcompose's also
+within each picture size, the bar's figure), CPU per hour in
 each 10-minute window. Prints one JSON line; keeps the samples (samples.csv), the probes' reports, the run's log and
 the Prometheus report in OUT.
 
@@ -272,7 +274,23 @@ def main():
     # Each page's processes on their own: pid -> (command, [(seconds, MiB)]).
     per_process = {}
     csv = open(os.path.join(args.out, "samples.csv"), "w")
-    csv.write("seconds,pipcomposeMiB,pagesMiB,pageProcesses,pipcomposeCpuS,anonMiB,fileMiB,size\n")
+    csv.write("seconds,pipcomposeMiB,pagesMiB,pageProcesses,pipcomposeCpuS,anonMiB,fileMiB,size,heapAllocatedMiB,"
+              "heapFreeMiB\n")
+
+    def heap():
+        """glibc's view from the run's /metrics: MiB in blocks given out, MiB free inside its heaps (None, None if
+        the scrape failed)."""
+        req = urllib.request.Request(control + "/metrics", headers={"Authorization": "Bearer " + token})
+        try:
+            text = urllib.request.urlopen(req, timeout=10).read().decode()
+        except Exception:
+            return None, None
+        found = {}
+        for line in text.splitlines():
+            name, _, value = line.partition(" ")
+            if name in ("pipcompose_process_heap_allocated_bytes", "pipcompose_process_heap_free_bytes"):
+                found[name] = float(value) / 1048576
+        return found.get("pipcompose_process_heap_allocated_bytes"), found.get("pipcompose_process_heap_free_bytes")
 
     def resident_kinds(pid):
         """pipcompose's resident memory split as /proc/PID/status has it: anonymous (heaps, stacks, buffers) and
@@ -308,8 +326,10 @@ def main():
         cpu = table[run.pid][2] / os.sysconf("SC_CLK_TCK")
         t = round(time.monotonic() - started, 1)
         anon, backed = resident_kinds(run.pid)
-        samples.append((t, own, pages_mib, len(pages), cpu, anon, backed, picture["size"]))
-        csv.write(f"{t},{own:.1f},{pages_mib:.1f},{len(pages)},{cpu:.2f},{anon:.1f},{backed:.1f},{picture['size']}\n")
+        allocated, free = heap()
+        samples.append((t, own, pages_mib, len(pages), cpu, anon, backed, picture["size"], allocated, free))
+        csv.write(f"{t},{own:.1f},{pages_mib:.1f},{len(pages)},{cpu:.2f},{anon:.1f},{backed:.1f},{picture['size']},"
+                  f"{'' if allocated is None else f'{allocated:.2f}'},{'' if free is None else f'{free:.2f}'}\n")
         csv.flush()
 
     every(3, tell_board)
@@ -391,6 +411,9 @@ def main():
         # The bar's figure: within each picture size (see slope_per_hour_by_size).
         "pipcomposeMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[1], s[7]) for s in samples], 300),
         "pipcomposeAnonMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[5], s[7]) for s in samples], 300),
+        # glibc's blocks given out: flat while the resident memory rises means pages kept, not blocks held.
+        "heapAllocatedMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[8], s[7]) for s in samples if s[8] is not None], 300),
+        "heapFreeMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[9], s[7]) for s in samples if s[9] is not None], 300),
         "pagesMiBPerHour": slope_per_hour([(s[0], s[2]) for s in samples], 300),
         # The same without the seconds a renewal's new launch ran beside the old one (more page processes than
         # usual): those samples weigh the line by where in the hour the renewals fell.

@@ -18,3 +18,9 @@ int cproc_limit_arenas(int arenas) {
 int cproc_give_back_free_memory(void) {
     return malloc_trim(0);
 }
+
+void cproc_heap_figures(size_t *given_out, size_t *free_in_heaps) {
+    struct mallinfo2 m = mallinfo2();
+    *given_out = m.uordblks + m.hblkhd;
+    *free_in_heaps = m.fordblks;
+}

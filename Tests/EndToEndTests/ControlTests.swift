@@ -243,6 +243,9 @@ extension EndToEnd {
             let cpu = try #require(value("pipcompose_process_cpu_seconds_total"), "\(text)")
             #expect(fields.count == 2 && abs(rss / 1024 - fields[0]) < fields[0] / 4, "\(rss) B against ps: \(ps.out)")
             #expect(fields.count == 2 && cpu > 0 && cpu <= fields[1] + 1, "\(cpu) s against ps: \(ps.out)")
+            // The allocator's view: its blocks given out are part of the resident memory.
+            let allocated = try #require(value("pipcompose_process_heap_allocated_bytes"), "\(text)")
+            #expect(allocated > 1_048_576 && allocated < rss && value("pipcompose_process_heap_free_bytes") != nil, "\(text)")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0)
         }

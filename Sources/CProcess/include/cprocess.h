@@ -35,3 +35,9 @@ int cproc_limit_arenas(int arenas);
 /// free top by itself; what freed blocks leave between live ones stays resident). Returns 1 when some were given
 /// back. The memory stays the process's address space; touching it again costs a page fault.
 int cproc_give_back_free_memory(void);
+
+/// What glibc's allocator holds now, over every arena (mallinfo2): the bytes of the blocks it has given out (in its
+/// heaps and mapped apart) and the bytes of the free blocks inside its heaps (resident, or given back already). A
+/// resident memory that rises while the blocks given out do not is pages kept for the live blocks among free ones.
+/// Walks every arena's free lists under its lock: for a scrape, not a frame.
+void cproc_heap_figures(size_t *given_out, size_t *free_in_heaps);

@@ -23,10 +23,18 @@ public enum Gst {
     /// Gives the free pages between live blocks in the allocator's heaps back to the system. A run makes and drops
     /// pipelines, encoders and threads all the time (windows' renditions, sessions, pushes that reconnect, renewed
     /// pages); the arenas keep what they leave scattered over pages that also hold live blocks, and glibc gives
-    /// back only a heap's free top by itself. With everything on, a run rose 3.0 MiB an hour over 40 minutes without
-    /// this and 1.1 over the hour with it (docs/BENCHMARKS.md). Walks the heaps under their locks (0.4–0.9 ms with a
+    /// back only a heap's free top by itself. With everything on, a run rose 9.3 MiB an hour (within each picture
+    /// size) over 40 minutes without this and 3.5 over the hour with it (docs/BENCHMARKS.md). Walks the heaps under their locks (0.4–0.9 ms with a
     /// run's 2 arenas): called from a timer, not the frame loop.
     public static func giveBackFreeMemory() { _ = cproc_give_back_free_memory() }
+
+    /// The allocator's view (`cproc_heap_figures`): bytes in the blocks it has given out, and in the free blocks of its
+    /// heaps. For /metrics, beside the resident memory.
+    public static func heapFigures() -> (givenOut: Int, free: Int) {
+        var givenOut = 0, free = 0
+        cproc_heap_figures(&givenOut, &free)
+        return (givenOut, free)
+    }
 
     /// Whether an element factory exists (a plugin is installed), e.g. "x264enc".
     public static func hasElement(_ name: String) -> Bool {

@@ -81,6 +81,12 @@ public final class LiveMetrics: @unchecked Sendable {
         if let rss = ProcessSampler.residentBytes() {
             t.gauge("pipcompose_process_resident_bytes", "Resident memory of this pipcompose.", [], Double(rss))
         }
+        let heap = Gst.heapFigures()
+        t.gauge("pipcompose_process_heap_allocated_bytes", "Bytes in the blocks glibc's allocator has given out (its heaps' "
+                + "and those mapped apart): what this pipcompose holds, whatever pages they sit in.", [], Double(heap.givenOut))
+        t.gauge("pipcompose_process_heap_free_bytes", "Bytes in free blocks inside glibc's heaps, resident or given back: "
+                + "resident memory rising while the allocated bytes do not is pages kept for live blocks among free ones.",
+                [], Double(heap.free))
         for page in web {
             t.gauge("pipcompose_web_resident_bytes", "Resident memory of a web widget's page: its process and WebKit's.",
                     [("widget", page.id)], Double(page.memoryMiB) * 1_048_576)
