@@ -24,8 +24,8 @@ public enum Gst {
     /// pipelines, encoders and threads all the time (windows' renditions, sessions, pushes that reconnect, renewed
     /// pages); the arenas keep what they leave scattered over pages that also hold live blocks, and glibc gives
     /// back only a heap's free top by itself. With everything on, a run rose 9.3 MiB an hour (within each picture
-    /// size) over 40 minutes without this and 3.5 over the hour with it (docs/BENCHMARKS.md). Walks the heaps under their locks (0.4–0.9 ms with a
-    /// run's 2 arenas): called from a timer, not the frame loop.
+    /// size) over 40 minutes without this and 3.5 over the hour with it (docs/BENCHMARKS.md). Walks the heaps under
+    /// their locks (0.4–0.9 ms with a run's 2 arenas): called from a timer, not the frame loop.
     public static func giveBackFreeMemory() { _ = cproc_give_back_free_memory() }
 
     /// The allocator's view (`cproc_heap_figures`): bytes in the blocks it has given out, and in the free blocks of its
