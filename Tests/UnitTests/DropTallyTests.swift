@@ -16,6 +16,7 @@ import Testing
         // Stream 0: a slow viewer's queue dropped 5 and the loop ran late once; stream 1: its encoder dropped 2.
         #expect(tally.advance([status(late: 1, atEncoder: 0, outputDropped: 5), status(late: 0, atEncoder: 2, outputDropped: 0)]) == 3)
         #expect(tally.outputs == ["stream 0: rtsp": 5, "stream 1: rtsp": 0])
+        #expect(tally.outputsThatDropped == ["stream 0: rtsp": 5])
         // The media was replaced when its last viewer left: its counter starts again from 0, and counts from there.
         #expect(tally.advance([status(late: 1, atEncoder: 0, outputDropped: 2), status(late: 0, atEncoder: 2, outputDropped: 4)]) == 0)
         #expect(tally.outputs == ["stream 0: rtsp": 7, "stream 1: rtsp": 4])

@@ -23,6 +23,12 @@ struct DropTally {
         return source
     }
 
+    /// The outputs that dropped frames, with how many; nil when none did (what soak.json's `outputDropped` holds).
+    var outputsThatDropped: [String: Int]? {
+        let dropped = outputs.filter { $0.value > 0 }
+        return dropped.isEmpty ? nil : dropped
+    }
+
     /// Frames a stream lost before any output.
     static func sourceDropped(_ s: LiveSession.Status) -> UInt64 { s.late + s.encoderDropped }
 

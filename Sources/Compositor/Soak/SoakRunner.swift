@@ -208,7 +208,7 @@ public final class SoakRunner: @unchecked Sendable {
             sourceDropped: streamStatus.reduce(0) { $0 + DropTally.sourceDropped($1) },
             sourceLate: streamStatus.reduce(0) { $0 + $1.late },
             sourceEncoderDropped: streamStatus.reduce(0) { $0 + $1.encoderDropped },
-            outputDropped: drops.outputs.contains { $0.value > 0 } ? drops.outputs.filter { $0.value > 0 } : nil,
+            outputDropped: drops.outputsThatDropped,
             viewerFrames: viewerTotals.reduce(0) { $0 + $1.frames },
             viewerDropped: viewerTotals.reduce(0) { $0 + $1.dropped },
             viewerRepeated: viewerTotals.reduce(0) { $0 + $1.repeated },
