@@ -275,22 +275,25 @@ def main():
     per_process = {}
     csv = open(os.path.join(args.out, "samples.csv"), "w")
     csv.write("seconds,pipcomposeMiB,pagesMiB,pageProcesses,pipcomposeCpuS,anonMiB,fileMiB,size,heapAllocatedMiB,"
-              "heapFreeMiB\n")
+              "heapFreeMiB,heapMappedMiB\n")
+
+    heap_names = ("pipcompose_process_heap_allocated_bytes", "pipcompose_process_heap_free_bytes",
+                  "pipcompose_process_heap_mapped_bytes")
 
     def heap():
-        """glibc's view from the run's /metrics: MiB in blocks given out, MiB free inside its heaps (None, None if
-        the scrape failed)."""
+        """glibc's view from the run's /metrics: MiB in blocks given out, MiB free inside its heaps, MiB of the blocks
+        given out that are mapped apart (each None if the scrape failed)."""
         req = urllib.request.Request(control + "/metrics", headers={"Authorization": "Bearer " + token})
         try:
             text = urllib.request.urlopen(req, timeout=10).read().decode()
         except Exception:
-            return None, None
+            return None, None, None
         found = {}
         for line in text.splitlines():
             name, _, value = line.partition(" ")
-            if name in ("pipcompose_process_heap_allocated_bytes", "pipcompose_process_heap_free_bytes"):
+            if name in heap_names:
                 found[name] = float(value) / 1048576
-        return found.get("pipcompose_process_heap_allocated_bytes"), found.get("pipcompose_process_heap_free_bytes")
+        return tuple(found.get(name) for name in heap_names)
 
     def resident_kinds(pid):
         """pipcompose's resident memory split as /proc/PID/status has it: anonymous (heaps, stacks, buffers) and
@@ -326,10 +329,11 @@ def main():
         cpu = table[run.pid][2] / os.sysconf("SC_CLK_TCK")
         t = round(time.monotonic() - started, 1)
         anon, backed = resident_kinds(run.pid)
-        allocated, free = heap()
-        samples.append((t, own, pages_mib, len(pages), cpu, anon, backed, picture["size"], allocated, free))
+        allocated, free, mapped = heap()
+        samples.append((t, own, pages_mib, len(pages), cpu, anon, backed, picture["size"], allocated, free, mapped))
+        figures = ",".join("" if v is None else f"{v:.2f}" for v in (allocated, free, mapped))
         csv.write(f"{t},{own:.1f},{pages_mib:.1f},{len(pages)},{cpu:.2f},{anon:.1f},{backed:.1f},{picture['size']},"
-                  f"{'' if allocated is None else f'{allocated:.2f}'},{'' if free is None else f'{free:.2f}'}\n")
+                  f"{figures}\n")
         csv.flush()
 
     every(3, tell_board)
@@ -414,6 +418,10 @@ def main():
         # glibc's blocks given out: flat while the resident memory rises means pages kept, not blocks held.
         "heapAllocatedMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[8], s[7]) for s in samples if s[8] is not None], 300),
         "heapFreeMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[9], s[7]) for s in samples if s[9] is not None], 300),
+        # The part of the blocks given out that is mapped apart (pictures and planes), and the rest, in the heaps.
+        "heapMappedMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[10], s[7]) for s in samples if s[10] is not None], 300),
+        "heapInHeapsMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[8] - s[10], s[7]) for s in samples
+                                                                 if s[8] is not None and s[10] is not None], 300),
         "pagesMiBPerHour": slope_per_hour([(s[0], s[2]) for s in samples], 300),
         # The same without the seconds a renewal's new launch ran beside the old one (more page processes than
         # usual): those samples weigh the line by where in the hour the renewals fell.

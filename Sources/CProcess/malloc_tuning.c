@@ -19,8 +19,9 @@ int cproc_give_back_free_memory(void) {
     return malloc_trim(0);
 }
 
-void cproc_heap_figures(size_t *given_out, size_t *free_in_heaps) {
+void cproc_heap_figures(size_t *given_out, size_t *mapped_apart, size_t *free_in_heaps) {
     struct mallinfo2 m = mallinfo2();
     *given_out = m.uordblks + m.hblkhd;
+    *mapped_apart = m.hblkhd;
     *free_in_heaps = m.fordblks;
 }

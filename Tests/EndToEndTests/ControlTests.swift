@@ -246,6 +246,9 @@ extension EndToEnd {
             // The allocator's view: its blocks given out are part of the resident memory.
             let allocated = try #require(value("pipcompose_process_heap_allocated_bytes"), "\(text)")
             #expect(allocated > 1_048_576 && allocated < rss && value("pipcompose_process_heap_free_bytes") != nil, "\(text)")
+            // The pictures in flight are blocks mapped apart, part of the blocks given out.
+            let mapped = try #require(value("pipcompose_process_heap_mapped_bytes"), "\(text)")
+            #expect(mapped > 0 && mapped <= allocated, "\(text)")
             p.signal(SIGINT)
             #expect(p.waitForExit() == 0)
         }

@@ -37,7 +37,8 @@ int cproc_limit_arenas(int arenas);
 int cproc_give_back_free_memory(void);
 
 /// What glibc's allocator holds now, over every arena (mallinfo2): the bytes of the blocks it has given out (in its
-/// heaps and mapped apart) and the bytes of the free blocks inside its heaps (resident, or given back already). A
+/// heaps and mapped apart), the part of those mapped apart (blocks of the threshold's size and more: pictures,
+/// encoders' planes) and the bytes of the free blocks inside its heaps (resident, or given back already). A
 /// resident memory that rises while the blocks given out do not is pages kept for the live blocks among free ones.
 /// Walks every arena's free lists under its lock: for a scrape, not a frame.
-void cproc_heap_figures(size_t *given_out, size_t *free_in_heaps);
+void cproc_heap_figures(size_t *given_out, size_t *mapped_apart, size_t *free_in_heaps);

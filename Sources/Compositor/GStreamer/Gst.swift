@@ -28,12 +28,12 @@ public enum Gst {
     /// their locks (0.4–0.9 ms with a run's 2 arenas): called from a timer, not the frame loop.
     public static func giveBackFreeMemory() { _ = cproc_give_back_free_memory() }
 
-    /// The allocator's view (`cproc_heap_figures`): bytes in the blocks it has given out, and in the free blocks of its
-    /// heaps. For /metrics, beside the resident memory.
-    public static func heapFigures() -> (givenOut: Int, free: Int) {
-        var givenOut = 0, free = 0
-        cproc_heap_figures(&givenOut, &free)
-        return (givenOut, free)
+    /// The allocator's view (`cproc_heap_figures`): bytes in the blocks it has given out, the part of those mapped
+    /// apart, and bytes in the free blocks of its heaps. For /metrics, beside the resident memory.
+    public static func heapFigures() -> (givenOut: Int, mappedApart: Int, free: Int) {
+        var givenOut = 0, mappedApart = 0, free = 0
+        cproc_heap_figures(&givenOut, &mappedApart, &free)
+        return (givenOut, mappedApart, free)
     }
 
     /// Whether an element factory exists (a plugin is installed), e.g. "x264enc".

@@ -84,6 +84,8 @@ public final class LiveMetrics: @unchecked Sendable {
         let heap = Gst.heapFigures()
         t.gauge("pipcompose_process_heap_allocated_bytes", "Bytes in the blocks glibc's allocator has given out (its heaps' "
                 + "and those mapped apart): what this pipcompose holds, whatever pages they sit in.", [], Double(heap.givenOut))
+        t.gauge("pipcompose_process_heap_mapped_bytes", "Of the allocated bytes, those in blocks mapped apart (large "
+                + "ones: pictures, encoders' planes); each goes back to the system when it is freed.", [], Double(heap.mappedApart))
         t.gauge("pipcompose_process_heap_free_bytes", "Bytes in free blocks inside glibc's heaps, resident or given back: "
                 + "resident memory rising while the allocated bytes do not is pages kept for live blocks among free ones.",
                 [], Double(heap.free))
