@@ -10,7 +10,7 @@ timecode strip) with two web widgets beside it, at 1280x720@30, with
   - the API driven: the scoreboard told something new every 3 s, a pause of 2 s every minute, a resize every 10
     minutes (alternating 1280x720 and 1024x576, which splits the recording);
   - every 10 s: resident memory of pipcompose (and its anonymous and file-backed parts) and of its pages' processes,
-    CPU seconds of pipcompose, glibc's blocks given out and free (the run's /metrics), and the picture's size; every
+    CPU seconds of pipcompose, glibc's blocks given out, mapped apart and free (the run's /metrics), and the picture's size; every
     5 minutes pipcompose's mappings (smaps-SECONDS.txt).
 
 Prometheus (Debian's) scrapes the probes' --metrics and the run's own /metrics every 5 s with deploy/prometheus's
@@ -407,6 +407,10 @@ def main():
         inside = [s for s in samples if start <= s[0] <= start + 600]
         if len(inside) >= 2:
             cpu_windows.append(round((inside[-1][4] - inside[0][4]) / (inside[-1][0] - inside[0][0]) * 3600))
+    def heap_slope(figure):
+        """A glibc figure's slope within each picture size, over the samples whose scrape answered."""
+        return slope_per_hour_by_size([(s[0], figure(s), s[7]) for s in samples if figure(s) is not None], 300)
+
     print(json.dumps({
         "bench": "everything", "seconds": args.seconds, "runExit": run.returncode, "runHungAtTheEnd": hung,
         "sourceSummary": summary[-1].strip() if summary else None,
@@ -415,13 +419,12 @@ def main():
         # The bar's figure: within each picture size (see slope_per_hour_by_size).
         "pipcomposeMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[1], s[7]) for s in samples], 300),
         "pipcomposeAnonMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[5], s[7]) for s in samples], 300),
-        # glibc's blocks given out: flat while the resident memory rises means pages kept, not blocks held.
-        "heapAllocatedMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[8], s[7]) for s in samples if s[8] is not None], 300),
-        "heapFreeMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[9], s[7]) for s in samples if s[9] is not None], 300),
-        # The part of the blocks given out that is mapped apart (pictures and planes), and the rest, in the heaps.
-        "heapMappedMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[10], s[7]) for s in samples if s[10] is not None], 300),
-        "heapInHeapsMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[8] - s[10], s[7]) for s in samples
-                                                                 if s[8] is not None and s[10] is not None], 300),
+        # glibc's blocks given out: flat while the resident memory rises means pages kept, not blocks held. Of them,
+        # those mapped apart (pictures and planes) and the rest, in the heaps.
+        "heapAllocatedMiBPerHourSameSize": heap_slope(lambda s: s[8]),
+        "heapFreeMiBPerHourSameSize": heap_slope(lambda s: s[9]),
+        "heapMappedMiBPerHourSameSize": heap_slope(lambda s: s[10]),
+        "heapInHeapsMiBPerHourSameSize": heap_slope(lambda s: None if None in (s[8], s[10]) else s[8] - s[10]),
         "pagesMiBPerHour": slope_per_hour([(s[0], s[2]) for s in samples], 300),
         # The same without the seconds a renewal's new launch ran beside the old one (more page processes than
         # usual): those samples weigh the line by where in the hour the renewals fell.
