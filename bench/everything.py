@@ -10,8 +10,8 @@ timecode strip) with two web widgets beside it, at 1280x720@30, with
   - the API driven: the scoreboard told something new every 3 s, a pause of 2 s every minute, a resize every 10
     minutes (alternating 1280x720 and 1024x576, which splits the recording);
   - every 10 s: resident memory of pipcompose (and its anonymous and file-backed parts) and of its pages' processes,
-    CPU seconds of pipcompose, glibc's blocks given out, mapped apart and free (the run's /metrics), and the picture's size; every
-    5 minutes pipcompose's mappings (smaps-SECONDS.txt).
+    CPU seconds of pipcompose, glibc's blocks given out, mapped apart and free (the run's /metrics), and the
+    picture's size; every 5 minutes pipcompose's mappings (smaps-SECONDS.txt).
 
 Prometheus (Debian's) scrapes the probes' --metrics and the run's own /metrics every 5 s with deploy/prometheus's
 rules; at the end `pipcompose soak report --prometheus` builds the hour's soak.json and soak.html from what it scraped
@@ -407,6 +407,7 @@ def main():
         inside = [s for s in samples if start <= s[0] <= start + 600]
         if len(inside) >= 2:
             cpu_windows.append(round((inside[-1][4] - inside[0][4]) / (inside[-1][0] - inside[0][0]) * 3600))
+
     def heap_slope(figure):
         """A glibc figure's slope within each picture size, over the samples whose scrape answered."""
         return slope_per_hour_by_size([(s[0], figure(s), s[7]) for s in samples if figure(s) is not None], 300)
