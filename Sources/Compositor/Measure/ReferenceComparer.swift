@@ -82,28 +82,17 @@ public final class ReferenceComparer: @unchecked Sendable {
     }
 
     /// The picture compared with the scene frames it may show (`SceneFrameTracker`), likeliest first: the first
-    /// that matches, or the closest when none does (then it is corrupt). A match that changes the lag (any but the
-    /// first) and is poorer than the pictures so far may be a twin of a repeating scene: the rest are compared too,
-    /// and the likest of those is the one the tracker weighs.
+    /// that matches, or the closest when none does (then it is corrupt).
     private func compare(_ job: Job) throws -> Similarity {
         var best: Similarity?
-        var likest: (scene: UInt64, similarity: Similarity)?
-        let frame = job.reading.frame
-        for (i, scene) in sceneFrames.candidates(for: frame).enumerated() {
+        for scene in sceneFrames.candidates(for: job.reading.frame) {
             let ref = try reference.luma(for: job.reading, scene: scene, decoded: job.luma, width: job.width, height: job.height)
             let s = Similarity.compare(job.luma, ref, width: job.width, height: job.height)
             if s.worstRegionSSIM >= corruptBelow {
-                if i == 0 || sceneFrames.isTypical(s.psnr) {
-                    sceneFrames.matched(frame: frame, scene: scene, quality: s.psnr)
-                    return s
-                }
-                if likest.map({ s.psnr > $0.similarity.psnr }) ?? true { likest = (scene, s) }
+                sceneFrames.matched(frame: job.reading.frame, scene: scene)
+                return s
             }
             if best.map({ s.worstRegionSSIM > $0.worstRegionSSIM }) ?? true { best = s }
-        }
-        if let likest {
-            sceneFrames.found(frame: frame, scene: likest.scene, quality: likest.similarity.psnr)
-            return likest.similarity
         }
         return best!
     }
