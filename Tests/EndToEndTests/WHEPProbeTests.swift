@@ -104,8 +104,9 @@ extension EndToEnd {
         }
 
         /// Through a WHEP server that is not ours (aiortc relaying pipcompose's RTSP): a probe through a relay that
-        /// holds every datagram 40 ms reads 40 ms more than a probe beside it on the direct way (±2 ms); a path that
-        /// loses every 40th packet shows damage, the clean ones none.
+        /// holds every datagram 40 ms reads what the relay really held (40 ms, more on a busy machine; the relay says)
+        /// more than a probe beside it on the direct way (±2 ms); a path that loses every 40th packet shows damage,
+        /// the clean ones none.
         @Test func throughAiortcADelayIsReadAndALossIsSeen() throws {
             let dir = try TempDir()
             let (p, url) = try startLive([try timecodeScene(dir)])
@@ -120,8 +121,13 @@ extension EndToEnd {
                 #expect((clean["frames"] as? Int ?? 0) > 90, "\(clean)")
                 #expect(clean["dropped"] as? Int == 0 && clean["unreadable"] as? Int == 0, "\(clean)")
             }
+            // What the relay really held each datagram: 40 ms asked, longer when the machine is busy.
+            let ended = try #require(server.waitForLine(timeout: 15) { $0.contains(" held ") }, "\(server.allOutput)")
+            let held = try #require(ended.components(separatedBy: " held ").last?.split(separator: " ").first
+                .flatMap { Double($0) }, "\(ended)")
+            #expect(held >= 40, "\(ended)")
             let added = try #require(delayed.p50) - (try #require(direct.p50))
-            #expect(abs(added - 40) <= 2, "direct p50 \(direct.p50 ?? 0), delayed \(delayed.p50 ?? 0)")
+            #expect(abs(added - held) <= 2, "direct p50 \(direct.p50 ?? 0), delayed \(delayed.p50 ?? 0); \(ended)")
             let damage = (lossy.total["dropped"] as? Int ?? 0) + (lossy.total["unreadable"] as? Int ?? 0)
             #expect((lossy.total["frames"] as? Int ?? 0) > 30 && damage > 0, "\(lossy.total)")
             p.signal(SIGINT)

@@ -17,16 +17,19 @@ A PATCH on a session (trickle ICE) gets 405, as from a server that takes none. A
 
 Prints "listening PORT" once ready (127.0.0.1, --port, 0 by default: the kernel picks), "published N" when a
 publisher's picture arrives, "viewer N gets video/H264" (or VP8) as it answers a viewer, and "ended N" when a session
-is deleted. Runs until killed.
+is deleted (through /whep/delayed: "ended N held M ms (median of K datagrams)", the delay the relay really added,
+which a loaded machine makes longer than asked). Runs until killed.
 """
 import argparse
 import asyncio
+import collections
 import itertools
 import re
 import sys
 
 from aiortc import MediaStreamTrack, RTCPeerConnection, RTCRtpSender, RTCSessionDescription
-from aiortc.contrib.media import MediaPlayer, MediaRelay
+from aiortc.contrib.media import MediaPlayer
+from aiortc.mediastreams import MediaStreamError
 import aiortc_rsa  # noqa: F401  (GStreamer's RSA certificate: see there)
 
 
@@ -39,6 +42,8 @@ class Relay(asyncio.DatagramProtocol):
         self.viewer = None
         self.rtp = 0
         self.dropped = 0
+        # How long each RTP packet was really held (a loaded event loop holds it longer than asked), the last 10000.
+        self.held = collections.deque(maxlen=10000)
 
     def connection_made(self, transport):
         self.front = transport
@@ -57,9 +62,20 @@ class Relay(asyncio.DatagramProtocol):
                 self.dropped += 1
                 return
         if self.delay:
-            asyncio.get_running_loop().call_later(self.delay, self.front.sendto, data, self.viewer)
+            loop = asyncio.get_running_loop()
+            loop.call_later(self.delay, self.send_held, data, self.viewer, loop.time())
         else:
             self.front.sendto(data, self.viewer)
+
+    def send_held(self, data, viewer, since):
+        self.front.sendto(data, viewer)
+        self.held.append(asyncio.get_running_loop().time() - since)
+
+    def summary(self):
+        if not self.held:
+            return ""
+        held = sorted(self.held)
+        return f" held {held[len(held) // 2] * 1000:.2f} ms (median of {len(held)} datagrams)"
 
 
 class Back(asyncio.DatagramProtocol):
@@ -89,36 +105,82 @@ def only_candidate(sdp, address, port):
     return "\r\n".join(out) + "\r\n"
 
 
-class FromKeyFrame(MediaStreamTrack):
-    """A viewer's track that starts at the next key frame, as a relay that cannot ask its source for one must:
-    pictures before it would decode as garbage."""
-    kind = "video"
+class Fanout:
+    """One source read all along from the start (a source nobody reads would queue), each of its packets or frames
+    handed to every viewer's queue. A viewer's queue holds at most `limit`: one that falls that far behind is ended
+    and said so, never left to lose pictures unseen. (aiortc's MediaRelay either queues without a limit or keeps
+    only the newest picture, which under load leaves frames out: what a test of the probe would take for loss.)"""
 
-    def __init__(self, source):
+    def __init__(self, source, limit=300):
+        self.source, self.limit = source, limit
+        self.viewers = set()
+        asyncio.ensure_future(self.run())
+
+    def subscribe(self, from_key_frame):
+        viewer = Viewer(self, self.source.kind, from_key_frame)
+        self.viewers.add(viewer)
+        return viewer
+
+    async def run(self):
+        while True:
+            try:
+                item = await self.source.recv()
+            except MediaStreamError:
+                item = None
+            for viewer in list(self.viewers):
+                if viewer.queue.full():
+                    print(f"error: a viewer fell {self.limit} pictures behind; its track ends", file=sys.stderr,
+                          flush=True)
+                    viewer.stop()
+                else:
+                    viewer.queue.put_nowait(item)
+            if item is None:
+                return
+
+
+class Viewer(MediaStreamTrack):
+    """A viewer's track of a Fanout. Passed through (`from_key_frame`), it starts at the next key frame, as a relay
+    that cannot ask its source for one must: pictures before it would decode as garbage."""
+
+    def __init__(self, fanout, kind, from_key_frame):
         super().__init__()
-        self.source = source
-        self.started = False
+        self.kind = kind
+        self.fanout = fanout
+        self.queue = asyncio.Queue(maxsize=fanout.limit)
+        self.started = not from_key_frame
 
     async def recv(self):
         while True:
-            packet = await self.source.recv()
-            self.started = self.started or packet.is_keyframe
+            if self.readyState != "live":
+                raise MediaStreamError
+            item = await self.queue.get()
+            if item is None:
+                self.stop()
+                raise MediaStreamError
+            self.started = self.started or item.is_keyframe
             if self.started:
-                return packet
+                return item
+
+    def stop(self):
+        super().stop()
+        self.fanout.viewers.discard(self)
+        # A recv() waiting on the queue wakes and sees the track ended.
+        if not self.queue.full():
+            self.queue.put_nowait(None)
 
 
 class Server:
     def __init__(self, args):
         self.args = args
-        self.relay = MediaRelay()
         self.source = None
         if args.rtsp:
             player = MediaPlayer(args.rtsp, options={"rtsp_transport": "tcp", "fflags": "nobuffer"}, decode=False)
             # A live source: packets go on as they arrive (aiortc paces anything that is not a capture device).
             player._throttle_playback = False
-            self.source = player.video
+            self.source = Fanout(player.video)
         self.published = 0
         self.sessions = {}
+        self.relays = {}
         self.numbers = itertools.count(1)
 
     async def answer(self, path, offer):
@@ -128,16 +190,14 @@ class Server:
             # relay: it sees the viewer only as the relay (a peer-reflexive candidate), or, deaf, not at all.
             offer = "\r\n".join(l for l in offer.splitlines() if not l.startswith("a=candidate:")) + "\r\n"
         await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
+        n = next(self.numbers)
         # Passed through, the stream stays H.264; encoded again (a WHIP publish), the viewers get --codec.
         mime = "video/H264" if self.args.rtsp or self.args.codec == "h264" else "video/VP8"
         chosen = [c for c in RTCRtpSender.getCapabilities("video").codecs if c.mimeType == mime]
         for t in pc.getTransceivers():
             if t.kind == "video":
                 t.setCodecPreferences(chosen)
-        if self.args.rtsp:
-            pc.addTrack(FromKeyFrame(self.relay.subscribe(self.source, buffered=False)))
-        else:
-            pc.addTrack(self.relay.subscribe(self.source, buffered=False))
+        pc.addTrack(self.source.subscribe(from_key_frame=bool(self.args.rtsp)))
         await pc.setLocalDescription(await pc.createAnswer())
         sdp = pc.localDescription.sdp
         loop = asyncio.get_running_loop()
@@ -151,17 +211,17 @@ class Server:
             back, _ = await loop.create_datagram_endpoint(lambda: Back(relay), local_addr=(target[0], 0))
             relay.back = back
             sdp = only_candidate(sdp, target[0], relay.front.get_extra_info("sockname")[1])
+            self.relays[n] = relay
         elif path == "/whep/deaf":
             address = CANDIDATE.search(sdp).group(1)
             deaf, _ = await loop.create_datagram_endpoint(Deaf, local_addr=(address, 0))
             sdp = only_candidate(sdp, address, deaf.get_extra_info("sockname")[1])
-        n = next(self.numbers)
         self.sessions[n] = pc
         print(f"viewer {n} gets {mime}", flush=True)
         return n, sdp
 
     async def publish(self, offer):
-        """A WHIP publisher: its video track becomes the stream, read all along (a relay nobody reads would queue)."""
+        """A WHIP publisher: its video track becomes the stream."""
         pc = RTCPeerConnection()
         arrived = asyncio.get_running_loop().create_future()
 
@@ -176,16 +236,9 @@ class Server:
         self.sessions[n] = pc
 
         async def adopt():
-            track = await arrived
-            self.source = track
+            self.source = Fanout(await arrived)
             self.published += 1
             print(f"published {n}", flush=True)
-            drain = self.relay.subscribe(track, buffered=False)
-            while True:
-                try:
-                    await drain.recv()
-                except Exception:
-                    return
 
         asyncio.ensure_future(adopt())
         return n, pc.localDescription.sdp
@@ -217,7 +270,9 @@ class Server:
                 if pc is None:
                     return self.reply(writer, 404, "text/plain", b"no such session\n")
                 await pc.close()
-                print(f"ended {path.rsplit('/', 1)[1]}", flush=True)
+                n = int(path.rsplit("/", 1)[1])
+                relay = self.relays.pop(n, None)
+                print(f"ended {n}" + (relay.summary() if relay else ""), flush=True)
                 return self.reply(writer, 200, "text/plain", b"")
             return self.reply(writer, 404, "text/plain", b"not found\n")
         except Exception as e:  # a fixture: say what went wrong, to the client and on stderr
