@@ -36,6 +36,8 @@ public struct StatusPayload: Codable, Sendable {
         public var left: Int
         public var timedOut: Int
         public var refused: Int
+        /// Candidates the sessions trickled after their offers, those that left included.
+        public var trickled: Int
         /// Each session: its codec, whether it connected, the picture it sees (`main` or a rendition's `WxH`), and
         /// the one it moves to at that picture's next key frame.
         public struct Session: Codable, Sendable {
@@ -158,7 +160,7 @@ public struct StatusPayload: Codable, Sendable {
         }
         webrtc = s.webrtc.map { WebRTC(viewers: $0.viewers, connected: $0.connected, vp8: $0.vp8, max: $0.max, joined: $0.totals.joined,
                                        left: $0.totals.left, timedOut: $0.totals.timedOut, refused: $0.totals.refused,
-                                       sessions: sessions) }
+                                       trickled: $0.totals.trickled, sessions: sessions) }
         uptime = s.uptime
         audio = s.audio?.choice ?? "none"
         audioPackets = s.audio?.packets ?? 0

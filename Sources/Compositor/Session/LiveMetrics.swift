@@ -57,6 +57,7 @@ public final class LiveMetrics: @unchecked Sendable {
             advance("pipcompose_webrtc_sessions_total", to: UInt64(w.totals.joined))
             advance("pipcompose_webrtc_timed_out_total", to: UInt64(w.totals.timedOut))
             advance("pipcompose_webrtc_refused_total", to: UInt64(w.totals.refused))
+            advance("pipcompose_webrtc_trickled_candidates_total", to: UInt64(w.totals.trickled))
         }
         Gauge(label: "pipcompose_encoder_queue_frames").record(queued)
         Gauge(label: "pipcompose_width").record(s.size.width)

@@ -28,6 +28,8 @@ public final class WebRTCOutput: @unchecked Sendable {
         public var timedOut = 0
         /// Refused: over the limit.
         public var refused = 0
+        /// Candidates the sessions trickled after their offers (`PATCH`), those that left included.
+        public var trickled = 0
     }
 
     public enum Failure: Error, CustomStringConvertible {
@@ -426,6 +428,7 @@ public final class WebRTCOutput: @unchecked Sendable {
                 for (index, line) in placed { v.peer.addRemote(candidate: line, mline: index) }
                 lock.withLock {
                     viewers[id]?.trickled += placed.count
+                    counts.trickled += placed.count
                     viewers[id]?.theirs += IceCandidates.summary(of: placed.map { "a=" + $0.1 }.joined(separator: "\n"))
                 }
                 done.resume(returning: placed.count)
