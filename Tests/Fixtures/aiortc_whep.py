@@ -107,9 +107,11 @@ def only_candidate(sdp, address, port):
 
 class Fanout:
     """One source read all along from the start (a source nobody reads would queue), each of its packets or frames
-    handed to every viewer's queue. A viewer's queue holds at most `limit`: one that falls that far behind is ended
-    and said so, never left to lose pictures unseen. (aiortc's MediaRelay either queues without a limit or keeps
-    only the newest picture, which under load leaves frames out: what a test of the probe would take for loss.)"""
+    handed to every viewer that reads: from its first read on (its connection is up), so it starts at the live edge
+    rather than with a backlog sent in a burst. A viewer's queue holds at most `limit`: one that falls that far
+    behind is ended and said so, never left to lose pictures unseen. (aiortc's MediaRelay either queues without a
+    limit or keeps only the newest picture, which under load leaves frames out: what a test of the probe would take
+    for loss.)"""
 
     def __init__(self, source, limit=300):
         self.source, self.limit = source, limit
@@ -117,9 +119,7 @@ class Fanout:
         asyncio.ensure_future(self.run())
 
     def subscribe(self, from_key_frame):
-        viewer = Viewer(self, self.source.kind, from_key_frame)
-        self.viewers.add(viewer)
-        return viewer
+        return Viewer(self, self.source.kind, from_key_frame)
 
     async def run(self):
         while True:
@@ -150,6 +150,8 @@ class Viewer(MediaStreamTrack):
         self.started = not from_key_frame
 
     async def recv(self):
+        if self.readyState == "live":
+            self.fanout.viewers.add(self)
         while True:
             if self.readyState != "live":
                 raise MediaStreamError
