@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Resident memory of a `run --webrtc` (timecode scene, 640x360) across N browser windows that come and go: each a WHEP
 # session (`probe whep+…` for 3 s) asking for a window of its own (POST /v1/whep/ID/window, four sizes in turn), so a
-# rendition is made, encoded, watched and dropped. Prints the resident MiB after each window (the hour with everything
-# on, bench/everything.sh, grew with its windows: issue 52).
+# rendition is made, encoded, watched and dropped. Prints, after each window, the resident MiB and the MiB glibc's
+# allocator has given out (the hour with everything on, bench/everything.sh, grew with its windows: issue 52).
+# SIZES=random: each window a size of its own (even sides, 160..960 x 90..540, seeded by SEED, default 1), as the
+# hour's windows are; otherwise four sizes in turn. SCENE=FILE: another scene (the hour's is examples/info-panel.yaml).
 # Usage: bash bench/window_memory.sh [N] [BIN] [extra run args…]   (env MALLOC_MMAP_THRESHOLD_ is passed on)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -11,11 +13,17 @@ D=$(mktemp -d)
 P=$(python3 -c "import socket;s=socket.socket();s.bind(('127.0.0.1',0));print(s.getsockname()[1])")
 C=$(python3 -c "import socket;s=socket.socket();s.bind(('127.0.0.1',0));print(s.getsockname()[1])")
 T=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
-$BIN run examples/timecode.yaml --size 640x360 --webrtc --rtsp 127.0.0.1:$P/pip --control 127.0.0.1:$C --control-token $T "$@" > $D/run.log 2>&1 &
+$BIN run "${SCENE:-examples/timecode.yaml}" --size 640x360 --webrtc --rtsp 127.0.0.1:$P/pip --control 127.0.0.1:$C --control-token $T "$@" > $D/run.log 2>&1 &
 RUN=$!
 for i in $(seq 50); do grep -q "^webrtc http" $D/run.log && break; sleep 0.2; done
 rss() { awk '/VmRSS/{print $2/1024}' /proc/$RUN/status; }
-echo "start $(rss)"
+heap() {
+  curl -s -H "Authorization: Bearer $T" http://127.0.0.1:$C/metrics \
+    | awk '/^pipcompose_process_heap_allocated_bytes/{printf "%.2f", $2/1048576}'
+}
+RANDOM=${SEED:-1}
+echo "window resident_MiB heap_allocated_MiB"
+echo "start $(rss) $(heap)"
 for i in $(seq $N); do
   PIPCOMPOSE_WHEP_TOKEN=$T $BIN probe whep+http://127.0.0.1:$C/v1/whep --duration 3 --quiet > /dev/null 2>&1 &
   PR=$!
@@ -24,11 +32,15 @@ for i in $(seq $N); do
     ID=$(curl -s -H "Authorization: Bearer $T" http://127.0.0.1:$C/v1/status | python3 -c "import json,sys;s=json.load(sys.stdin).get('webrtc',{}).get('sessions',[]);print(s[0]['id'] if s else '')")
     [ -n "$ID" ] && break; sleep 0.1
   done
-  W=$((320 + (i % 4) * 32)); H=$((W * 9 / 16 / 2 * 2))
+  if [ "${SIZES:-}" = random ]; then
+    W=$((2 * (80 + RANDOM % 401))); H=$((2 * (45 + RANDOM % 226)))
+  else
+    W=$((320 + (i % 4) * 32)); H=$((W * 9 / 16 / 2 * 2))
+  fi
   curl -s -o /dev/null -H "Authorization: Bearer $T" -H "Content-Type: application/json" -X POST -d "{\"width\":$W,\"height\":$H}" http://127.0.0.1:$C/v1/whep/$ID/window
   wait $PR
   sleep 0.5
-  echo "$i $(rss)"
+  echo "$i $(rss) $(heap)"
 done
 kill -INT $RUN; wait $RUN
 rm -rf "$D"
