@@ -268,11 +268,11 @@ class Server:
                 # As a server without trickle ICE answers (aiortc gathers every candidate before it answers).
                 return self.reply(writer, 405, "text/plain", b"no trickle ICE here\n")
             if method == "DELETE" and path.startswith("/session/"):
-                pc = self.sessions.pop(int(path.rsplit("/", 1)[1]), None)
+                n = int(path.rsplit("/", 1)[1])
+                pc = self.sessions.pop(n, None)
                 if pc is None:
                     return self.reply(writer, 404, "text/plain", b"no such session\n")
                 await pc.close()
-                n = int(path.rsplit("/", 1)[1])
                 relay = self.relays.pop(n, None)
                 print(f"ended {n}" + (relay.summary() if relay else ""), flush=True)
                 return self.reply(writer, 200, "text/plain", b"")
