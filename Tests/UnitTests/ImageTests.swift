@@ -1,3 +1,4 @@
+import CPango
 import CRsvg
 import Foundation
 import Testing
@@ -67,6 +68,31 @@ import TestSupport
         // A 10x10 SVG fitted to 100x100, crisp edge: fully green just inside, black just outside.
         #expect(s.pixel(x: 51, y: 50).g == 255 && s.pixel(x: 148, y: 99).g == 255)
         #expect(s.pixel(x: 49, y: 50) == (0, 0, 0, 255) && s.pixel(x: 151, y: 50) == (0, 0, 0, 255))
+    }
+
+    /// librsvg shapes text with its thread's default Pango font map, which kept the fonts of every scale it drew at:
+    /// a frame loop drawing a logo at a size per browser window held about 65 KiB more for each (issue 52's hour).
+    @Test func svgTextLeavesNoFontMapHoldingItsScalesOnItsThread() throws {
+        let dir = try TempDir()
+        let path = try dir.write("t.svg", """
+        <svg xmlns="http://www.w3.org/2000/svg" width="100" height="40"><rect width="100" height="40" fill="#000000"/>\
+        <text x="50" y="30" font-family="Noto Sans" font-size="28" fill="#ffffff" text-anchor="middle">PiP</text></svg>
+        """)
+        let picture = try Picture.load(path: path)
+        for width in stride(from: 100, through: 190, by: 10) {
+            let height = width * 2 / 5
+            let held = UnsafeMutableRawPointer(pango_cairo_font_map_get_default())
+            g_object_ref(held)
+            defer { g_object_unref(held) }
+            let surface = try ImageSurface(width: width, height: height)
+            picture.draw(on: Canvas(surface: surface), in: Rect(x: 0, y: 0, width: Double(width), height: Double(height)),
+                         fit: .fit)
+            surface.flush()
+            let ink = (0..<height).contains { y in (0..<width).contains { surface.pixel(x: $0, y: y).r > 200 } }
+            #expect(ink, "no text drawn at \(width)x\(height)")
+            #expect(UnsafeMutableRawPointer(pango_cairo_font_map_get_default()) != held,
+                    "the font map that drew at \(width)x\(height) is still its thread's default")
+        }
     }
 
     @Test func missingOrUndecodableImagesWarnAndDrawAPlaceholder() throws {

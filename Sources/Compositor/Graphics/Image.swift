@@ -157,6 +157,11 @@ public final class Picture {
         let canvas = Canvas(surface: surface)
         var viewport = RsvgRectangle(x: 0, y: 0, width: Double(width), height: Double(height))
         var error: UnsafeMutablePointer<GError>?
+        // librsvg shapes an SVG's text with its thread's default Pango font map, which keeps the fonts and font sets
+        // of every scale it was asked for, and a frame loop's thread lives as long as the run: each size a picture
+        // was drawn at (a browser window's rendition has a size of its own) held about 65 KiB more for good. Dropping
+        // the map after each drawing frees them; the next drawing makes a new one (about 2 ms, once per size).
+        defer { pango_cairo_font_map_set_default(nil) }
         guard rsvg_handle_render_document(handle, canvas.pointer, &viewport, &error) != 0 else {
             _ = Picture.takeMessage(error)
             return nil
