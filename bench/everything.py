@@ -23,7 +23,7 @@ within each picture size, the bar's figure), CPU per hour in
 each 10-minute window. Prints one JSON line; keeps the samples (samples.csv), the probes' reports, the run's log and
 the Prometheus report in OUT.
 
-Usage: /usr/bin/python3 bench/everything.py BINARY [--seconds 3600] [--out bench/out/everything]
+Usage: /usr/bin/python3 bench/everything.py BINARY [--seconds 3600] [--out bench/out/everything] [--no-windows] [--windows-nice N]
 """
 import argparse, collections, glob, json, os, random, secrets, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 import urllib.error, urllib.parse, urllib.request
@@ -155,6 +155,11 @@ def main():
     a.add_argument("binary")
     a.add_argument("--seconds", type=int, default=3600)
     a.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "everything"))
+    a.add_argument("--no-windows", action="store_true",
+                   help="open no browser windows (to tell what the windows add to the run's memory and CPU)")
+    a.add_argument("--windows-nice", type=int, default=0,
+                   help="run each window's Chromium at this niceness (a viewer elsewhere, on a machine of its own, "
+                        "takes nothing from the server's cores)")
     args = a.parse_args()
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="everything-")
@@ -256,7 +261,8 @@ def main():
         w = random.choice([320, 416, 480, 640, 854]); h = w * 9 // 16 // 2 * 2
         counts["windows"] += 1
         try:
-            r = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "Tests", "Fixtures", "web_viewer.py"), page,
+            nice = ["nice", "-n", str(args.windows_nice)] if args.windows_nice else []
+            r = subprocess.run([*nice, "/usr/bin/python3", os.path.join(ROOT, "Tests", "Fixtures", "web_viewer.py"), page,
                                 "--seconds", "8", "--resize", f"{w}x{h}", "--follow", "own", "--timeout", "40"],
                                capture_output=True, text=True, timeout=120)
         except subprocess.TimeoutExpired:
@@ -349,7 +355,8 @@ def main():
             window()
             stop.wait(max(0, 30 - (time.monotonic() - began)))
 
-    threading.Thread(target=windows, daemon=True).start()
+    if not args.no_windows:
+        threading.Thread(target=windows, daemon=True).start()
 
     stop.wait(args.seconds - (time.monotonic() - started))
     stop.set()
@@ -413,7 +420,8 @@ def main():
         return slope_per_hour_by_size([(s[0], figure(s), s[7]) for s in samples if figure(s) is not None], 300)
 
     print(json.dumps({
-        "bench": "everything", "seconds": args.seconds, "runExit": run.returncode, "runHungAtTheEnd": hung,
+        "bench": "everything", "seconds": args.seconds, "windowsOpened": not args.no_windows,
+        "windowsNice": args.windows_nice, "runExit": run.returncode, "runHungAtTheEnd": hung,
         "sourceSummary": summary[-1].strip() if summary else None,
         "probes": results, "parts": parts, **counts, "apiFailures": failures,
         "pipcomposeMiBPerHour": slope_per_hour([(s[0], s[1]) for s in samples], 300),
