@@ -6,7 +6,8 @@ timecode strip) with two web widgets beside it, at 1280x720@30, with
     push to an nginx-rtmp that is restarted every 10 minutes (the push reconnects with its backoff);
   - 4 RTSP probes comparing every picture with the scene (`--reference`): TCP, UDP, TCP through a relay that holds
     every chunk 100 ms, and the rendition's mount;
-  - a browser window (headless Chromium on the owner's page) opened every 30 s at a random size, watching 8 s;
+  - a browser window (headless Chromium on the owner's page) opened every 30 s at one of five sizes, watching 8 s
+    (--no-windows: none; --windows-nice N: their Chromium at niceness N);
   - the API driven: the scoreboard told something new every 3 s, a pause of 2 s every minute, a resize every 10
     minutes (alternating 1280x720 and 1024x576, which splits the recording);
   - every 10 s: resident memory of pipcompose (and its anonymous and file-backed parts) and of its pages' processes,
