@@ -159,8 +159,8 @@ def main():
     a.add_argument("--no-windows", action="store_true",
                    help="open no browser windows (to tell what the windows add to the run's memory and CPU)")
     a.add_argument("--windows-nice", type=int, default=0,
-                   help="run each window's Chromium at this niceness (a viewer elsewhere, on a machine of its own, "
-                        "takes nothing from the server's cores)")
+                   help="run each window's Chromium at this niceness, as if it were a viewer elsewhere that takes "
+                        "none of the server's cores")
     args = a.parse_args()
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="everything-")
