@@ -113,9 +113,12 @@ public final class TickerWidget: WidgetBase, Widget {
         textY = content.y + (content.height - line.height) / 2
         textBoxes = [Rect(x: content.x, y: textY, width: content.width, height: line.height)]
         if !placedOnce {
-            // The first loop starts at the left edge at time zero, so the band is full from the first frame.
+            // The first loop starts a picture's width back at time zero, so the band is full from the first frame.
+            // The picture's width in 720-scale units, not the band's: the band's is rounded to whole pixels, and a
+            // start taken from it made a renderer resized to a size draw the text pixels away from one made at that
+            // size (a probe's reference after a resize, a window's rendition beside the main picture).
             placedOnce = true
-            if segments.count == 1 { segments[0].start = -content.width / scale }
+            if segments.count == 1 { segments[0].start = -Double(frame.width) / scale }
         }
     }
 
