@@ -81,4 +81,20 @@ import TestSupport
         let reference = try ReferencePicture(scene: scene).luma(for: reading, width: size.width, height: size.height)
         #expect(live == reference)
     }
+
+    /// The probe keeps its reference plane from frame to frame: one written before at another size and moment is
+    /// the same, once filled, as a plane made afresh.
+    @Test func aKeptReferencePlaneIsAFreshOne() throws {
+        let scene = try SceneLoader.load(path: examples + "/info-panel.yaml")
+        let kept = ReferencePicture(scene: scene)
+        var plane: [UInt8] = []
+        try kept.luma(for: .init(frame: 3, wallMilliseconds: 1_772_600_700_000), width: 480, height: 270, into: &plane)
+        let reading = TimecodeCodec.Reading(frame: 95, wallMilliseconds: 1_772_600_767_500)
+        for (w, h) in [(320, 180), (320, 180), (480, 270)] {
+            try kept.luma(for: reading, width: w, height: h, into: &plane)
+            let fresh = try ReferencePicture(scene: scene).luma(for: reading, width: w, height: h)
+            let differing = zip(plane, fresh).filter { $0 != $1 }.count
+            #expect(plane.count == fresh.count && differing == 0, "\(w)x\(h): \(differing) bytes differ")
+        }
+    }
 }

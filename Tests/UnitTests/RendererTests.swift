@@ -4,6 +4,38 @@ import TestSupport
 @testable import Compositor
 
 @Suite struct RendererTests {
+    /// A renderer resized to a size draws what one made at that size draws: a probe that joins after a resize, or a
+    /// window's rendition made beside the main picture, compares with or shows the same picture. (The ticker's first
+    /// loop started from the band's width in whole pixels at the first size: 1360 pixels of its text differed.)
+    @Test(arguments: ["demo", "info-panel.yaml"])
+    func aResizedRendererDrawsWhatAFreshOneDraws(scene name: String) throws {
+        let scene = name == "demo" ? DemoScene.load() : try SceneLoader.load(path: examplesDir + "/" + name)
+        let resized = Renderer(scene: scene, size: PixelSize(width: 480, height: 270))
+        _ = try resized.snapshot(at: time(0.1))
+        let size = PixelSize(width: 320, height: 180)
+        resized.resize(to: size)
+        let t = time(95.0 / 30, wall: fixedWall + 3, frame: 95)
+        let diff = difference(try resized.snapshot(at: t), try Renderer(scene: scene, size: size).snapshot(at: t), in: size.rect)
+        #expect(diff.count == 0, "differs in \(String(describing: diff.bounds))")
+    }
+
+    /// A probe draws every reference frame on one surface: what was on it before (another moment, a picture left
+    /// half drawn by a partial redraw) must not show through, for a plain and a gradient background.
+    @Test(arguments: ["demo", "info-panel.yaml"])
+    func aSnapshotIntoAUsedSurfaceIsAFreshSnapshot(scene name: String) throws {
+        let scene = name == "demo" ? DemoScene.load() : try SceneLoader.load(path: examplesDir + "/" + name)
+        let size = PixelSize(width: 640, height: 360)
+        let renderer = Renderer(scene: scene, size: size)
+        let used = try ImageSurface(width: size.width, height: size.height)
+        Canvas(surface: used).paint(size.rect, Color(red: 1, green: 0, blue: 1))
+        renderer.snapshot(at: time(3.5, wall: fixedWall + 3.5), into: used)
+        let later = time(7.25, wall: fixedWall + 61.25, frame: 217)
+        renderer.snapshot(at: later, into: used)
+        let fresh = try Renderer(scene: scene, size: size).snapshot(at: later)
+        let diff = difference(fresh, used, in: size.rect)
+        #expect(diff.count == 0, "differs in \(String(describing: diff.bounds))")
+    }
+
     @Test func onlyChangedWidgetsAreRedrawn() throws {
         let renderer = Renderer(scene: DemoScene.load(), size: PixelSize(width: 1280, height: 720))
         let surface = try ImageSurface(width: 1280, height: 720)

@@ -27,6 +27,11 @@ public final class ReferenceComparer: @unchecked Sendable {
     /// Which scene frame the pictures show (a paused source's scene time stands behind the strip); comparing thread only.
     private var sceneFrames = SceneFrameTracker()
     private let corruptBelow: Double
+    /// A decoded plane the comparing thread is done with, for the next frame offered (behind `cond`); and the
+    /// reference plane (comparing thread only). Kept, not made again each frame: a 720p plane is mapped apart and
+    /// faulted in afresh every time.
+    private var spare: [UInt8]?
+    private var referencePlane: [UInt8] = []
 
     public init(reference: ReferencePicture, corruptBelow: Double, waitForSlot: Bool, keepSeconds: Int = 86_400) {
         self.reference = reference
@@ -50,7 +55,8 @@ public final class ReferenceComparer: @unchecked Sendable {
             stats.skipped()
             return
         }
-        var plane = [UInt8](repeating: 0, count: width * height)
+        var plane = spare.flatMap { $0.count == width * height ? $0 : nil } ?? [UInt8](repeating: 0, count: width * height)
+        spare = nil
         plane.withUnsafeMutableBufferPointer { copy($0) }
         slot = Job(luma: plane, width: width, height: height, reading: reading, second: second)
         cond.broadcast()
@@ -63,7 +69,7 @@ public final class ReferenceComparer: @unchecked Sendable {
         while true {
             cond.lock()
             while slot == nil && !stopped { cond.wait() }
-            guard !stopped, let job = slot else { cond.unlock(); return }
+            guard !stopped, var job = slot else { cond.unlock(); return }
             slot = nil
             busy = true
             cond.unlock()
@@ -76,6 +82,9 @@ public final class ReferenceComparer: @unchecked Sendable {
             case .failure(let e): if errors.count < 5 { errors.append("frame \(job.reading.frame): \(e)") }
             }
             busy = false
+            // Handed over, not shared: the next offer writes into it without a copy.
+            spare = job.luma
+            job.luma = []
             cond.broadcast()
             cond.unlock()
         }
@@ -86,8 +95,9 @@ public final class ReferenceComparer: @unchecked Sendable {
     private func compare(_ job: Job) throws -> Similarity {
         var best: Similarity?
         for scene in sceneFrames.candidates(for: job.reading.frame) {
-            let ref = try reference.luma(for: job.reading, scene: scene, decoded: job.luma, width: job.width, height: job.height)
-            let s = Similarity.compare(job.luma, ref, width: job.width, height: job.height)
+            try reference.luma(for: job.reading, scene: scene, decoded: job.luma, width: job.width, height: job.height,
+                               into: &referencePlane)
+            let s = Similarity.compare(job.luma, referencePlane, width: job.width, height: job.height)
             if s.worstRegionSSIM >= corruptBelow {
                 sceneFrames.matched(frame: job.reading.frame, scene: scene)
                 return s

@@ -271,9 +271,16 @@ public final class Renderer {
     /// Renders one whole frame into a new surface: what `snapshot` does.
     public func snapshot(at time: FrameTime) throws -> ImageSurface {
         let surface = try ImageSurface(width: size.width, height: size.height)
-        let canvas = Canvas(surface: surface)
-        invalidate()
-        render(on: canvas, at: time)
+        snapshot(at: time, into: surface)
         return surface
+    }
+
+    /// Renders one whole frame into `surface` (of this renderer's size), every pixel drawn again (the background
+    /// covers the picture): the same picture as `snapshot(at:)`, without a new surface's memory to map and fault in
+    /// for each frame (a probe comparing every frame with the scene).
+    public func snapshot(at time: FrameTime, into surface: ImageSurface) {
+        precondition(surface.width == size.width && surface.height == size.height, "surface must be the renderer's size")
+        invalidate()
+        render(on: Canvas(surface: surface), at: time)
     }
 }
