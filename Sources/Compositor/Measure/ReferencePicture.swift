@@ -81,8 +81,8 @@ public final class ReferencePicture {
                     }
                     return
                 }
-                // The live path's own kernel (the same bytes, a sixth of the scalar loop's time); its chroma is not
-                // wanted, so every row pair writes it over one row of scratch (a stride of 0).
+                // The live path's own kernel (the same bytes as the loop above, in SIMD); its chroma is not wanted,
+                // so every row pair writes it over one row of scratch (a stride of 0).
                 if chroma.count != width { chroma = [UInt8](repeating: 0, count: width) }
                 chroma.withUnsafeMutableBufferPointer { c in
                     ck_bgrx_to_i420(base, Int32(stride), o.baseAddress!, Int32(width), c.baseAddress!, 0,
