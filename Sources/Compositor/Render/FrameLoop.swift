@@ -27,8 +27,11 @@ public final class FrameLoop: @unchecked Sendable {
 
     public let renderer: Renderer
     public let clock: FrameClock
-    /// How many frame intervals late the loop may fall before it skips frames instead of catching up.
-    static let catchUpLimit: UInt64 = 4
+    /// How late the loop may fall before it skips frames instead of catching up: as long as it waits for an encoder
+    /// that is behind (`encoderWaitLimit`), so that a frame the loop waited for is never followed by frames thrown
+    /// away for that wait. It was four frames: everything on at once on two busy cores (bench/everything.sh) lost
+    /// 4 to 33 frames at a time, nearly always as a browser window or a web page's new launch started beside it.
+    static let catchUpLimit: TimeInterval = 1
     /// How long a drawn frame waits for room before an encoder that is behind: a live encoder starting over at
     /// 4K takes a few hundred milliseconds. Waiting longer than this, the encoder's oldest frame is dropped.
     static let encoderWaitLimit: TimeInterval = 1
@@ -233,10 +236,11 @@ public final class FrameLoop: @unchecked Sendable {
                 for p in pictures { p(try? producer.copyOfPicture(renderer)) }
                 pictures = []
             }
-            // A hiccup (the thread scheduled late by a frame or a few) is caught up: the missed frames are
-            // drawn at once with their own timestamps, which costs well under a millisecond each. Only a real
-            // stall, more than `catchUpLimit` frames behind, skips frames, and counts them as dropped.
-            if now > target + frameNs * Self.catchUpLimit {
+            // A hiccup (the thread scheduled late, the machine busy for a moment, an encoder that made the loop
+            // wait) is caught up: the missed frames are drawn at once with their own timestamps, and recordings keep
+            // every one; viewers get them late for that moment. Only a real stall, more than `catchUpLimit` behind,
+            // skips frames, and counts them as dropped.
+            if now > target + UInt64(Self.catchUpLimit * 1e9) {
                 let behind = Int64((now - target) / frameNs)
                 n += behind
                 target = clock.time(ofFrame: n)
