@@ -15,6 +15,8 @@ import Foundation
 public final class RTSPServer: @unchecked Sendable {
     public let endpoint: RTSPEndpoint
     public private(set) var boundPort = 0
+    /// The frames each media's appsrc holds before it drops (see `configure(media:of:)`).
+    static let mediaQueueFrames = 30
     private let server: UnsafeMutablePointer<GstRTSPServer>
     private let context: OpaquePointer
     private let loop: OpaquePointer
@@ -339,10 +341,14 @@ public final class RTSPServer: @unchecked Sendable {
             gst_object_unref(UnsafeMutableRawPointer(pipeline))
         }
         guard let src = gst_bin_get_by_name_recurse_up(cgst_bin(bin), "in") else { return }
-        let feed = AppSource(takingOwnership: src, maxBuffers: 4, leaky: true)
-        // Sound comes in packets of 21 ms: room for as long a wait as the picture's four frames.
+        // Room for a second of frames: the burst after the frame loop caught up a stall (up to a second of frames,
+        // FrameLoop.catchUpLimit) reaches the media faster than real time, and a busy machine may run its thread
+        // late meanwhile. Encoded frames are small (about 10 KB at 1280x720); a full queue drops by group of
+        // pictures (RTSPOutput.deliver).
+        let feed = AppSource(takingOwnership: src, maxBuffers: Self.mediaQueueFrames, leaky: true)
+        // Sound comes in packets of 21 ms: room for as long a wait as the picture's.
         let audio = gst_bin_get_by_name_recurse_up(cgst_bin(bin), "audio").map {
-            AppSource(takingOwnership: $0, maxBuffers: 16, leaky: true)
+            AppSource(takingOwnership: $0, maxBuffers: 48, leaky: true)
         }
         let id = MediaID(bitPattern: media)
         lock.withLock { mediaMounts[id] = mount }

@@ -24,8 +24,13 @@ public final class RTSPOutput: @unchecked Sendable {
         /// When it was prepared, and whether anyone has played it since.
         let ready = Date()
         var played = false
+        /// Frames left out because its queue was full, and the rest of each such frame's group (see `deliver`).
+        var skipped: UInt64 = 0
+        var overflowing = false
+        /// Every frame its queue lost, played or not.
+        var lost: UInt64 { input.dropped + skipped }
         /// Frames this media's queue dropped while a viewer played it.
-        var dropped: UInt64 { drops.counted(dropsNow: input.dropped) }
+        var dropped: UInt64 { drops.counted(dropsNow: lost) }
     }
 
     public let id: String
@@ -104,7 +109,7 @@ public final class RTSPOutput: @unchecked Sendable {
             guard let self else { return }
             self.lock.withLock {
                 guard var feed = self.feeds[media] else { return }
-                feed.drops.playing(on, dropsNow: feed.input.dropped)
+                feed.drops.playing(on, dropsNow: feed.lost)
                 if on { feed.played = true }
                 self.feeds[media] = feed
             }
@@ -157,22 +162,44 @@ public final class RTSPOutput: @unchecked Sendable {
 
     /// Called on the encoder's streaming thread. The frame keeps the frame clock's timestamps; each media's
     /// `MediaClockMapper` turns them into its own running time as the frame leaves its appsrc.
+    ///
+    /// A media whose queue is full (its pipeline behind: a burst after the frame loop caught up, a busy machine) loses
+    /// this frame and the rest of its group, up to the next key frame, which its viewers are then given as soon as
+    /// the encoder spaces one: appsrc's own leak would leave out the queue's oldest frame instead, a hole inside a
+    /// group, and every later frame of that group would decode to garbage. Its viewers see the picture stop, never
+    /// break.
     public func deliver(_ buffer: MediaBuffer, _ caps: MediaCaps?) {
-        lock.lock()
-        defer { lock.unlock() }
-        var sent = false
-        for media in Array(feeds.keys) {
-            guard var feed = feeds[media], feed.gate.admit(buffer) else { continue }
-            feed.gate.pass(caps, to: feed.input)
-            // Each media restamps its own copy (memory shared) as it leaves the appsrc.
-            feed.input.push(buffer.shallowCopy())
-            feeds[media] = feed
-            sent = true
+        var sent = false, wantKey = false
+        lock.withLock {
+            for media in Array(feeds.keys) {
+                guard var feed = feeds[media] else { continue }
+                defer { feeds[media] = feed }
+                if feed.overflowing {
+                    guard buffer.isKeyFrame else {
+                        feed.skipped += 1
+                        continue
+                    }
+                    feed.overflowing = false
+                }
+                guard feed.gate.admit(buffer) else { continue }
+                if feed.input.queued >= feed.input.maxBuffers {
+                    feed.skipped += 1
+                    feed.overflowing = true
+                    // A media nobody plays fills its queue by design: nobody waits for its key frame.
+                    if feed.drops.isPlaying { wantKey = true }
+                    continue
+                }
+                feed.gate.pass(caps, to: feed.input)
+                // Each media restamps its own copy (memory shared) as it leaves the appsrc.
+                feed.input.push(buffer.shallowCopy())
+                sent = true
+            }
+            if sent {
+                _delivered += 1
+                _bytes += UInt64(buffer.size)
+            }
         }
-        if sent {
-            _delivered += 1
-            _bytes += UInt64(buffer.size)
-        }
+        if wantKey { source?.requestKeyFrameForViewer() }
     }
 
     /// AAC packets handed to the medias.
