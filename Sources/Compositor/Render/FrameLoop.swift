@@ -296,10 +296,13 @@ public final class FrameLoop: @unchecked Sendable {
                 changeLog.record(c, at: media)
                 c.landed?(n)
             }
-            // Wall time to the millisecond, as the timecode strip records it: a clock showing milliseconds then
-            // shows the strip's value (ICU rounds to the nearest millisecond), and a reference render from the
-            // strip is the same picture.
-            let wall = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+            // The wall time the frame is due at, to the millisecond, as the timecode strip records it. A frame drawn
+            // late (caught up after a hiccup) shows and carries the moment it stands for, as its timestamp does, so
+            // a viewer's latency for it counts the hiccup. A clock showing milliseconds shows the strip's value (ICU
+            // rounds to the nearest millisecond), and a reference render from the strip is the same picture.
+            let running = clock.runningTime, unix = Date().timeIntervalSince1970
+            let behind = running > target ? Double(running - target) / 1e9 : 0
+            let wall = Date(timeIntervalSince1970: ((unix - behind) * 1000).rounded(.down) / 1000)
             let time = FrameTime(frame: n, media: media, wall: wall, paused: playback.isPaused,
                                  viewers: viewers?() ?? 0)
             let wanted = mainWanted?() ?? true

@@ -17,7 +17,8 @@ public enum TimecodeCodec {
     public struct Reading: Equatable, Sendable {
         /// Frame number since the stream started (40 bits).
         public var frame: UInt64
-        /// Wall-clock time the frame was drawn, milliseconds since 1970 (48 bits).
+        /// Wall-clock time the frame stands for, milliseconds since 1970 (48 bits): when it was due (a frame drawn late,
+        /// caught up after a hiccup, carries when it should have been).
         public var wallMilliseconds: UInt64
         public init(frame: UInt64, wallMilliseconds: UInt64) {
             self.frame = frame & 0xFF_FFFF_FFFF
