@@ -25,10 +25,9 @@ public final class RTSPOutput: @unchecked Sendable {
         let ready = Date()
         var played = false
         /// Frames left out because its queue was full, and the rest of each such frame's group (see `deliver`).
-        var skipped: UInt64 = 0
-        var overflowing = false
+        var overflow = GroupDrop()
         /// Every frame its queue lost, played or not.
-        var lost: UInt64 { input.dropped + skipped }
+        var lost: UInt64 { input.dropped + overflow.skipped }
         /// Frames this media's queue dropped while a viewer played it.
         var dropped: UInt64 { drops.counted(dropsNow: lost) }
     }
@@ -174,17 +173,11 @@ public final class RTSPOutput: @unchecked Sendable {
             for media in Array(feeds.keys) {
                 guard var feed = feeds[media] else { continue }
                 defer { feeds[media] = feed }
-                if feed.overflowing {
-                    guard buffer.isKeyFrame else {
-                        feed.skipped += 1
-                        continue
-                    }
-                    feed.overflowing = false
-                }
                 guard feed.gate.admit(buffer) else { continue }
-                if feed.input.queued >= feed.input.maxBuffers {
-                    feed.skipped += 1
-                    feed.overflowing = true
+                switch feed.overflow.admit(buffer, into: feed.input) {
+                case .push: break
+                case .rest: continue
+                case .full:
                     // A media nobody plays fills its queue by design: nobody waits for its key frame.
                     if feed.drops.isPlaying { wantKey = true }
                     continue

@@ -11,9 +11,9 @@ import Foundation
 /// A viewer joins with `POST /v1/whep` (an SDP offer; the answer carries every ICE candidate, no trickle) and
 /// leaves with `DELETE` on its location, by ICE or DTLS failing, by its RTCP going silent (a tab closed without a
 /// word: webrtcbin's ICE alone never notices), or by never connecting within `connectTimeout`. Each viewer's input is
-/// bounded and leaky: a slow one loses frames (and asks for a key frame), never holds the others or grows memory. A
-/// viewer's key-frame requests (PLI/FIR) reach its picture's encoder through `requestKeyFrameForViewer`, spaced and
-/// shared as for RTSP.
+/// bounded: a slow one loses frames by whole groups of pictures (`GroupDrop`) and asks for a key frame, never holds the
+/// others or grows memory (before it connects, its input keeps the newest frames). A viewer's key-frame requests (PLI/FIR) reach its picture's encoder through
+/// `requestKeyFrameForViewer`, spaced and shared as for RTSP.
 ///
 /// `@unchecked Sendable`: viewers and counters are behind `lock`; GStreamer work on viewers runs on `queue`;
 /// `source` and `frameClockBase` are set once before the first frame.
@@ -60,6 +60,10 @@ public final class WebRTCOutput: @unchecked Sendable {
         /// Its own input (H.264 viewers; VP8 ones hang on the VP8 branch's tee).
         let input: AppSource?
         var gate = StreamGate()
+        /// Frames its input left out when full, by whole groups of pictures.
+        var overflow = GroupDrop()
+        /// Every frame its input lost.
+        var lost: UInt64 { (input?.dropped ?? 0) + overflow.skipped }
         var connected = false
         /// The picture it sees: nil the main one, else a rendition's size.
         var picture: PixelSize?
@@ -89,7 +93,7 @@ public final class WebRTCOutput: @unchecked Sendable {
         public var picture: PixelSize?
         /// Set while it waits for a key frame of the picture it asked for.
         public var switchingTo: PixelSize??
-        /// Frames its own input dropped (it could not keep up, or had not connected yet).
+        /// Frames its own input lost (it could not keep up, or had not connected yet), by whole groups of pictures.
         public var dropped: UInt64
         /// Candidates it trickled after its offer.
         public var trickled = 0
@@ -197,7 +201,7 @@ public final class WebRTCOutput: @unchecked Sendable {
     public var dropped: UInt64 { input.dropped }
     /// Frames the viewers' own inputs dropped, those that left included.
     public var viewerDropped: UInt64 {
-        lock.withLock { leftDropped + viewers.values.reduce(0) { $0 + ($1.input?.dropped ?? 0) } }
+        lock.withLock { leftDropped + viewers.values.reduce(0) { $0 + $1.lost } }
     }
 
     /// Each viewer and the picture it sees, in the order they joined.
@@ -205,7 +209,7 @@ public final class WebRTCOutput: @unchecked Sendable {
         lock.withLock {
             viewers.sorted { $0.value.joined < $1.value.joined }.map {
                 ViewerState(id: $0.key, codec: $0.value.vp8 ? "VP8" : "H264", connected: $0.value.connected,
-                            picture: $0.value.picture, switchingTo: $0.value.next, dropped: $0.value.input?.dropped ?? 0,
+                            picture: $0.value.picture, switchingTo: $0.value.next, dropped: $0.value.lost,
                             trickled: $0.value.trickled)
             }
         }
@@ -500,7 +504,7 @@ public final class WebRTCOutput: @unchecked Sendable {
     private func drop(_ id: String, reason: String) {
         guard let v = lock.withLock({ viewers.removeValue(forKey: id) }) else { return }
         v.peer.remove()
-        lock.withLock { leftDropped += v.input?.dropped ?? 0 }
+        lock.withLock { leftDropped += v.lost }
         reportUnused()
         if v.vp8 { vp8Viewers(changedBy: -1) }
         let count = lock.withLock { () -> Int in
@@ -535,6 +539,8 @@ public final class WebRTCOutput: @unchecked Sendable {
     public func deliver(_ buffer: MediaBuffer, _ caps: MediaCaps?, picture: PixelSize? = nil) {
         var switched: [(String, PixelSize)] = []
         var retry = Set<String>()
+        // Viewers whose input was full: they go on at their picture's next key frame, asked for now.
+        var behind = Set<String>()
         lock.withLock {
             var sent = false
             if picture == nil {
@@ -556,6 +562,17 @@ public final class WebRTCOutput: @unchecked Sendable {
                 func give(_ b: MediaBuffer, _ c: MediaCaps?) {
                     if let t = b.pts, let last = v.last, t <= last { return }
                     guard v.gate.admit(b) else { return }
+                    // Until it connects its input keeps the newest frames (appsrc's own leak), and it asks for a key
+                    // frame as it connects. From then on a full input loses whole groups of pictures.
+                    if v.connected {
+                        switch v.overflow.admit(b, into: input) {
+                        case .push: break
+                        case .rest: return
+                        case .full:
+                            behind.insert(id)
+                            return
+                        }
+                    }
                     v.gate.pass(c, to: input)
                     _ = input.push(b.shallowCopy())
                     v.last = b.pts ?? v.last
@@ -594,6 +611,7 @@ public final class WebRTCOutput: @unchecked Sendable {
         }
         // A key frame that came too late for a switch (its picture was encoded behind the viewer's): ask for another.
         if !retry.isEmpty { (picture.flatMap { p in lock.withLock { pictures[p] } } ?? source)?.requestKeyFrameForViewer() }
+        for id in behind { encoder(of: id)?.requestKeyFrameForViewer() }
         guard !switched.isEmpty else { return }
         for (id, size) in switched { onEvent(.viewerSwitched(session: id, picture: picture, size: size)) }
         queue.async { [weak self] in self?.reportUnused() }
