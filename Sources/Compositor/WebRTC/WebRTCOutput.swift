@@ -12,8 +12,8 @@ import Foundation
 /// leaves with `DELETE` on its location, by ICE or DTLS failing, by its RTCP going silent (a tab closed without a
 /// word: webrtcbin's ICE alone never notices), or by never connecting within `connectTimeout`. Each viewer's input is
 /// bounded: a slow one loses frames by whole groups of pictures (`GroupDrop`) and asks for a key frame, never holds the
-/// others or grows memory (before it connects, its input keeps the newest frames). A viewer's key-frame requests (PLI/FIR) reach its picture's encoder through
-/// `requestKeyFrameForViewer`, spaced and shared as for RTSP.
+/// others or grows memory (before it connects, its input keeps the newest frames). A viewer's key-frame requests
+/// (PLI/FIR) reach its picture's encoder through `requestKeyFrameForViewer`, spaced and shared as for RTSP.
 ///
 /// `@unchecked Sendable`: viewers and counters are behind `lock`; GStreamer work on viewers runs on `queue`;
 /// `source` and `frameClockBase` are set once before the first frame.
