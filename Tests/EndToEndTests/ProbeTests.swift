@@ -151,6 +151,35 @@ extension EndToEnd {
             #expect(transport.status != 0 && transport.err.contains("tcp or udp"), "\(transport.err)")
         }
 
+        /// A probe that measured nothing does not pass: stopped (SIGTERM) before the first frame, or its --duration
+        /// spent on a server that accepts and never answers, it fails (exit 3) and says that no frame came.
+        @Test func aProbeThatSawNoFrameFailsAndSaysSo() throws {
+            // Accepts every connection, holds it, and answers nothing; says "accepted" for each.
+            let silent = try LiveProcess("/usr/bin/python3", ["-c", """
+                import socket
+                s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+                print("listening", s.getsockname()[1], flush=True)
+                held = []
+                while True:
+                    c, _ = s.accept(); held.append(c); print("accepted", flush=True)
+                """])
+            defer { silent.signal(SIGKILL) }
+            let line = try #require(silent.waitForLine { $0.hasPrefix("listening ") }, "\(silent.allOutput)")
+            let url = "rtsp://127.0.0.1:\(line.dropFirst("listening ".count))/pip"
+
+            let stopped = try LiveProcess(binary, ["probe", url, "--json", "--quiet", "--timeout", "60"])
+            #expect(silent.waitForLine { $0 == "accepted" } != nil, "\(stopped.allOutput)")
+            stopped.signal(SIGTERM)
+            #expect(stopped.waitForExit(timeout: 30) == 3, "\(stopped.allOutput)")
+            let report = (try? JSONSerialization.jsonObject(with: Data(stopped.stdout.joined(separator: "\n").utf8))) as? [String: Any]
+            let failures = report?["failures"] as? [String] ?? []
+            #expect(failures.contains { $0.hasPrefix("no frame came: it was stopped after") }, "\(stopped.allOutput)")
+
+            let spent = try tool([binary, "probe", url, "--duration", "2", "--timeout", "60"])
+            #expect(spent.status == 3, "\(spent.out)\n\(spent.err)")
+            #expect(spent.out.contains("no frame came: the --duration of 2 s ran out before the first frame"), "\(spent.out)")
+        }
+
         @Test func probeReadsAnSRTPushAsItsListener() throws {
             let dir = try TempDir()
             let scene = try timecodeScene(dir)

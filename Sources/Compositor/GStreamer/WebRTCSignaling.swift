@@ -56,8 +56,8 @@ struct WebRTCSignaling {
     }
 
     /// Creates this side's offer or answer, sets it, waits until ICE gathering is complete (non-trickle: the
-    /// candidates are in the text; `gatherTimeout` nil: no wait, for a side that trickles what comes later), and
-    /// returns the local description's SDP.
+    /// candidates are in the text; `gatherTimeout` nil: no wait, for a side that trickles what comes later, and the
+    /// text as made, with no candidate), and returns the local description's SDP.
     func describeLocally(offering: Bool, gatherTimeout: TimeInterval?) throws(GstError) -> String {
         let what = offering ? "create-offer" : "create-answer"
         guard let reply = try wait(what, {
@@ -80,7 +80,10 @@ struct WebRTCSignaling {
         }
         defer { g_signal_handler_disconnect(UnsafeMutableRawPointer(webrtc), handler) }
         try wait("set-local-description") { cgst_webrtc_set_description(webrtc, "set-local-description", ours, $0) }?.release()
-        if let gatherTimeout, !gatheringComplete, gathered.wait(timeout: .now() + gatherTimeout) == .timedOut {
+        // Trickling: the description as made, with no candidate. The local description may already hold those
+        // gathered since it was set (on a host, within a millisecond), and a candidate in the offer is not trickled.
+        guard let gatherTimeout else { return try text(of: ours) }
+        if !gatheringComplete, gathered.wait(timeout: .now() + gatherTimeout) == .timedOut {
             throw GstError(element: name, message: "ICE gathering did not complete within \(Int(gatherTimeout)) s (no usable local address?)")
         }
         guard let local = cgst_object_get_pointer(UnsafeMutableRawPointer(webrtc), "local-description")?
@@ -88,7 +91,12 @@ struct WebRTCSignaling {
             throw GstError(element: name, message: "no local description after gathering")
         }
         defer { gst_webrtc_session_description_free(local) }
-        guard let textPointer = gst_sdp_message_as_text(local.pointee.sdp) else {
+        return try text(of: local)
+    }
+
+    /// A session description's SDP text.
+    private func text(of description: UnsafeMutablePointer<GstWebRTCSessionDescription>) throws(GstError) -> String {
+        guard let textPointer = gst_sdp_message_as_text(description.pointee.sdp) else {
             throw GstError(element: name, message: "cannot write the local description")
         }
         defer { g_free(textPointer) }

@@ -48,6 +48,8 @@ public struct ProbeRun {
         // A live source that stopped sending (frames came, then none for `timeout`): the run ends, and says so.
         var lastFrameAt = Date()
         var silentFor: Double?
+        // Why the run ended, for a run that ended before its first frame.
+        var endedBy = "the stream ended"
         // The series exist from the start (at zero), so a scrape before the first frame finds the stream.
         metrics?.update(labels, from: probe, total: ProbeStats.Total(), receiving: false)
         while true {
@@ -62,8 +64,15 @@ public struct ProbeRun {
                 silentFor = Date().timeIntervalSince(lastFrameAt)
                 break
             }
-            if ended || shouldStop() { break }
-            if let duration, elapsed >= duration { break }
+            if ended { break }
+            if shouldStop() {
+                endedBy = String(format: "it was stopped after %.1f s", elapsed)
+                break
+            }
+            if let duration, elapsed >= duration {
+                endedBy = String(format: "the --duration of %g s ran out", duration)
+                break
+            }
             if total.frames == 0 && elapsed >= timeout {
                 let why = probe.connectionDiagnosis
                 probe.stop()
@@ -86,6 +95,11 @@ public struct ProbeRun {
         }
         var failures = ProbeReport.failures(total, live: probe.isLive, maxLatencyMs: maxLatencyMs, maxDrops: maxDrops,
                                             fidelity: fidelity?.total, maxCorrupt: maxCorrupt)
+        // A run that saw nothing measured nothing: a script or a fleet that trusts the exit status must not read it
+        // as a pass.
+        if total.frames == 0 {
+            failures.append("no frame came: \(endedBy) before the first frame")
+        }
         if let silentFor {
             failures.append(String(format: "the stream stopped: no frame for %.0f s after %d frames (--timeout)", silentFor, total.frames))
         }
