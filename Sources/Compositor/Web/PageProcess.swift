@@ -473,21 +473,10 @@ final class PageProcess: @unchecked Sendable {
             case .message:
                 guard h.a <= 1 << 20, p.read(h.a, into: &payload, within: Self.midMessage) else { break }
                 let message = try? JSONDecoder().decode([String: JSONValue].self, from: Data(payload.prefix(h.a)))
-                queue.async { [self] in
-                    if g == generation { lastHeard = Date() } else if g == successor?.generation { successor?.lastHeard = Date() }
-                }
-                if let e = message?.text("error") { queue.async { [self] in if g == generation { childError = e } } }
-                if let uri = message?.text("uri") { queue.async { [self] in if g == generation { shows(uri) } } }
-                // (After the picture it follows, which is in `frames` already.)
-                if case .number(let n)? = message?["grabbed"] {
-                    queue.async { [self] in if g == generation { steps.grabbed(Int64(n)) } }
-                }
-                if case .number(let n)? = message?["pong"], Int(n) == g {
-                    queue.async { [self] in answered(generation: g) }
-                }
-                if case .number(let n)? = message?["handed"] {
-                    queue.async { [self] in if g == generation { handed = UInt64(max(0, n)) } }
-                }
+                // One hand-over per message, each second's heartbeat included: every block handed from this thread
+                // to the queue's leaves its continuation in the cache of the thread that ran it (libdispatch keeps up
+                // to 1024 a thread), and three a heartbeat filled those caches for ten minutes of a run.
+                queue.async { [self] in heard(message, generation: g) }
             }
         }
         queue.async { [self] in
@@ -500,6 +489,18 @@ final class PageProcess: @unchecked Sendable {
             let how = process?.ended == true ? process?.endedBy.map { " by \($0)" } : nil
             fail("its process ended" + (how ?? "") + (childError.map { " (\($0.prefix(200)))" } ?? (how == nil ? " (a crash?)" : "")))
         }
+    }
+
+    /// On the queue: a message of launch `g`'s process, in the order its parts were once handed over one by one (each
+    /// asks again whether `g` is the page's launch: what one part does, a failure, may end it).
+    private func heard(_ message: [String: JSONValue]?, generation g: Int) {
+        if g == generation { lastHeard = Date() } else if g == successor?.generation { successor?.lastHeard = Date() }
+        if let e = message?.text("error"), g == generation { childError = e }
+        if let uri = message?.text("uri"), g == generation { shows(uri) }
+        // (After the picture it follows, which is in `frames` already.)
+        if case .number(let n)? = message?["grabbed"], g == generation { steps.grabbed(Int64(n)) }
+        if case .number(let n)? = message?["pong"], Int(n) == g { answered(generation: g) }
+        if case .number(let n)? = message?["handed"], g == generation { handed = UInt64(max(0, n)) }
     }
 
     /// The address WebKit shows now (its process says so each second): another than the page's (its fragment aside)
