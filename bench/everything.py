@@ -27,6 +27,7 @@ each 10-minute window. Prints one JSON line; keeps the samples (samples.csv), th
 the Prometheus report in OUT.
 
 Usage: /usr/bin/python3 bench/everything.py BINARY [--seconds 3600] [--out bench/out/everything] [--no-windows] [--windows-nice N]
+       [--resize-every SECONDS]
 """
 import argparse, collections, glob, json, os, random, secrets, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 import urllib.error, urllib.parse, urllib.request
@@ -157,6 +158,8 @@ def main():
     a = argparse.ArgumentParser()
     a.add_argument("binary")
     a.add_argument("--seconds", type=int, default=3600)
+    a.add_argument("--resize-every", type=int, default=600,
+                   help="seconds between resizes (the hour's: 600; shorter shows whether each resize leaves memory)")
     a.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "everything"))
     a.add_argument("--no-windows", action="store_true",
                    help="open no browser windows (to tell what the windows add to the run's memory and CPU)")
@@ -350,7 +353,7 @@ def main():
 
     every(3, tell_board)
     every(60, pause_briefly, offset=30)
-    every(600, resize, offset=600)
+    every(args.resize_every, resize, offset=args.resize_every)
     every(600, restart_nginx, offset=300)
     every(10, sample)
     every(300, keep_smaps, offset=300)
