@@ -167,6 +167,8 @@ def main():
                    help="run each window's Chromium at this niceness, as if it were a viewer elsewhere that takes "
                         "none of the server's cores")
     args = a.parse_args()
+    if args.resize_every < 1:
+        a.error("--resize-every takes a whole number of seconds, 1 or more (the hour's is 600)")
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="everything-")
     path = scene(work)
