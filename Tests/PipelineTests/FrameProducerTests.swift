@@ -44,8 +44,9 @@ import TestSupport
     }
 
     /// Holding 3 buffers makes the pool rotate (each buffer several frames old); holding none lets the producer
-    /// draw into the previous frame's buffer again, as it does live.
-    @Test(arguments: [3, 0])
+    /// draw into the previous frame's buffer again, as it does live; holding 6, more than the pool has (an encoder
+    /// fallen behind), some frames get buffers of their own.
+    @Test(arguments: [3, 0, 6])
     func everyFrameEqualsAFullConversionOfAFullRedraw(holding: Int) throws {
         let size = PixelSize(width: 640, height: 360)
         let scene = DemoScene.load()
@@ -71,6 +72,8 @@ import TestSupport
             if held.count > holding { held.removeFirst() }
         }
         #expect(drawnFrames < 90, "paused stretches should repeat the previous buffer")
+        #expect((producer.pool.oneOffs > 0) == (holding >= producer.pool.capacity),
+                "\(producer.pool.oneOffs) buffers made outside a pool of \(producer.pool.capacity), holding \(holding)")
     }
 
     /// A scrolling ticker over a plain band is written into the I420 frame from its strips' own I420, without being

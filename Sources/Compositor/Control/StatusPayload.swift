@@ -20,6 +20,8 @@ public struct StatusPayload: Codable, Sendable {
     public var injected: UInt64
     /// Frames nobody took (no output, no viewer), neither drawn nor encoded.
     public var idle: UInt64
+    /// Frames that got a buffer outside their picture's pool of fixed size, all of it being in use downstream.
+    public var unpooled: UInt64
     public var sceneTime: Double
     public var live: Bool
     /// Every viewer: RTSP and WebRTC.
@@ -150,6 +152,7 @@ public struct StatusPayload: Codable, Sendable {
         dropped = s.dropped
         injected = s.injected
         idle = s.idle
+        unpooled = s.unpooled
         sceneTime = session.loop.map { session.playback.media(at: $0.runningSeconds) } ?? 0
         live = session.playback.duration == nil
         viewers = s.viewers

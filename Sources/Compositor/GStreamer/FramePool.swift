@@ -4,7 +4,12 @@ import Foundation
 /// A pool of video buffers of one size and format (BGRx to draw into, I420 to convert into), so frames need
 /// no per-frame allocation. Replaced as a whole on resize.
 ///
-/// `@unchecked Sendable`: a GstBufferPool is thread-safe; `info` is written once, in `init`.
+/// It holds a fixed number of buffers, all made as it starts. When every one is still in use downstream (an encoder
+/// that fell behind holds frames in its queue), a frame gets a buffer of its own, freed once it is done with, instead
+/// of the pool growing: a pool without a limit kept each new high-water mark of frames in flight for good, a frame
+/// (1.3 MiB at 1280x720) more after each rare stall, which the hour with everything on read as a rising memory.
+///
+/// `@unchecked Sendable`: a GstBufferPool is thread-safe; `info` is written once, in `init`; `made` is behind `lock`.
 public final class FramePool: @unchecked Sendable {
     public enum Format: String, Sendable {
         case bgrx = "BGRx"
@@ -17,6 +22,13 @@ public final class FramePool: @unchecked Sendable {
     let pool: UnsafeMutablePointer<GstBufferPool>
     var info = GstVideoInfo()
     public let caps: String
+    /// How many buffers the pool holds.
+    public let capacity: Int
+    private let lock = NSLock()
+    private var made: UInt64 = 0
+
+    /// Buffers made outside the pool because all of its own were in use.
+    public var oneOffs: UInt64 { lock.withLock { made } }
 
     /// The caps of a pool's buffers: what an encoder fed from it is told before its first frame.
     public static func caps(size: PixelSize, fps: Int, format: Format) -> String {
@@ -28,6 +40,7 @@ public final class FramePool: @unchecked Sendable {
         Gst.initialize()
         self.size = size
         self.format = format
+        capacity = max(1, buffers)
         caps = Self.caps(size: size, fps: fps, format: format)
         guard let c = gst_caps_from_string(caps) else { throw GstError(element: "pool", message: "bad caps \(caps)") }
         defer { gst_caps_unref(c) }
@@ -35,7 +48,7 @@ public final class FramePool: @unchecked Sendable {
         guard gst_video_info_from_caps(&info, c) != 0 else { throw GstError(element: "pool", message: "bad caps \(caps)") }
         pool = gst_video_buffer_pool_new()
         let config = gst_buffer_pool_get_config(pool)
-        gst_buffer_pool_config_set_params(config, c, guint(info.size), guint(buffers), 0)
+        gst_buffer_pool_config_set_params(config, c, guint(info.size), guint(capacity), guint(capacity))
         guard gst_buffer_pool_set_config(pool, config) != 0, gst_buffer_pool_set_active(pool, 1) != 0 else {
             gst_object_unref(UnsafeMutableRawPointer(pool))
             throw GstError(element: "pool", message: "cannot set up a buffer pool for \(size)")
@@ -47,14 +60,21 @@ public final class FramePool: @unchecked Sendable {
         gst_object_unref(UnsafeMutableRawPointer(pool))
     }
 
-    /// A buffer from the pool; it goes back to the pool when the last reference goes.
+    /// A buffer from the pool, which goes back to the pool when the last reference goes; when all of the pool's are in
+    /// use, a buffer of the same layout of its own (never waiting for one to come back), freed when the last
+    /// reference goes.
     public func acquire() throws(GstError) -> MediaBuffer {
         var buffer: UnsafeMutablePointer<GstBuffer>?
-        let r = gst_buffer_pool_acquire_buffer(pool, &buffer, nil)
-        guard r == GST_FLOW_OK, let buffer else {
+        var params = GstBufferPoolAcquireParams()
+        params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT
+        let r = gst_buffer_pool_acquire_buffer(pool, &buffer, &params)
+        if r == GST_FLOW_OK, let buffer { return MediaBuffer(takingOwnership: buffer) }
+        // EOS with DONTWAIT: every buffer of the pool is out.
+        guard r == GST_FLOW_EOS, let own = gst_buffer_new_allocate(nil, info.size, nil) else {
             throw GstError(element: "pool", message: "no buffer (flow \(r.rawValue))")
         }
-        return MediaBuffer(takingOwnership: buffer)
+        lock.withLock { made += 1 }
+        return MediaBuffer(takingOwnership: own)
     }
 
     /// The frame whose picture a buffer's memory holds, as `setFrameHeld` recorded it; nil for memory never

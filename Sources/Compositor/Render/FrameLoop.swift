@@ -23,6 +23,9 @@ public final class FrameLoop: @unchecked Sendable {
         public var frame: Int64 = 0
         /// Frames drawn for each rendition (`--rendition`), wholly, in part or sent again unchanged.
         public var renditionFrames: [PixelSize: UInt64] = [:]
+        /// Frames that got a buffer of their own because every buffer of their picture's pool was still in use
+        /// downstream (`FramePool`): what an encoder that fell behind cost, in memory given back after.
+        public var unpooled: UInt64 = 0
     }
 
     public let renderer: Renderer
@@ -79,6 +82,9 @@ public final class FrameLoop: @unchecked Sendable {
     private var pendingSize: PixelSize?
     private var stopRequested = false
     private var _stats = Stats()
+    /// Buffers made outside the pools of producers that are gone (the main picture's before a resize, renditions
+    /// retired). Loop thread only.
+    private var unpooledBefore: UInt64 = 0
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
     /// The encoders to feed, read each frame.
@@ -258,6 +264,7 @@ public final class FrameLoop: @unchecked Sendable {
                     willResize(resize, fresh.caps, MediaTime(target))
                     renderer.resize(to: resize)
                     for e in encoders() { try e.setRawCaps(fresh.caps) }
+                    unpooledBefore += producer.pool.oneOffs
                     lock.withLock {
                         producer = fresh
                         _stats.size = resize
@@ -279,6 +286,7 @@ public final class FrameLoop: @unchecked Sendable {
                 return (due, adoptions, retirements)
             }
             for r in retired {
+                unpooledBefore += renditions.filter { $0.size == r.size }.reduce(0) { $0 + $1.producer.pool.oneOffs }
                 renditions.removeAll { $0.size == r.size }
                 lock.withLock { _ = _stats.renditionFrames.removeValue(forKey: r.size) }
                 r.done()
@@ -342,7 +350,11 @@ public final class FrameLoop: @unchecked Sendable {
             }
             drawRenditions(at: time, pts: MediaTime(target), duration: MediaTime(frameNs), dropped: dropped, deadline: deadline)
             afterFrame?(MediaTime(target))
-            lock.withLock { _stats.frame = n }
+            let unpooled = renditions.reduce(unpooledBefore + producer.pool.oneOffs) { $0 + $1.producer.pool.oneOffs }
+            lock.withLock {
+                _stats.frame = n
+                _stats.unpooled = unpooled
+            }
             if wanted && !sentFirst {
                 sentFirst = true
                 onFirstFrame?()

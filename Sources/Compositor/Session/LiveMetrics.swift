@@ -51,6 +51,7 @@ public final class LiveMetrics: @unchecked Sendable {
         advance("pipcompose_frames_encoder_dropped_total", to: s.encoderDropped)
         advance("pipcompose_frames_encoded_total", to: s.encoded)
         advance("pipcompose_frames_idle_total", to: s.idle)
+        advance("pipcompose_frames_unpooled_total", to: s.unpooled)
         Gauge(label: "pipcompose_viewers").record(s.viewers)
         if let w = s.webrtc {
             Gauge(label: "pipcompose_webrtc_viewers").record(w.viewers)

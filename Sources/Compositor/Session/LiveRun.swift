@@ -234,6 +234,7 @@ public final class LiveRun: @unchecked Sendable {
             + "encoded \(s.encoded), dropped \(s.dropped) (late \(s.late), at the encoder \(s.encoderDropped))"
             + (s.injected > 0 ? ", left out on purpose \(s.injected)" : "")
             + (s.idle > 0 ? ", idle \(s.idle) (nobody watched: not drawn)" : "")
+            + (s.unpooled > 0 ? ", \(s.unpooled) in buffers of their own (an encoder held the pool's)" : "")
         for o in s.outputs {
             // A failed output's file holds what was written whole before the failure, which may be fewer frames.
             let failed = switch PipelineOutput.State(rawValue: o.state) {

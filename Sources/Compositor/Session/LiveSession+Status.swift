@@ -61,6 +61,8 @@ extension LiveSession {
         public var injected: UInt64 = 0
         /// Frames nobody took (no output, no viewer): neither drawn nor encoded.
         public var idle: UInt64 = 0
+        /// Frames that got a buffer outside their picture's pool, every buffer of it being in use (`FramePool`).
+        public var unpooled: UInt64 = 0
         /// How long the live encoder's frames were really held by `--inject-delay-ms`.
         public var delayHeld: LatencySummary?
         /// The sound (nil with `--audio none`).
@@ -115,6 +117,7 @@ extension LiveSession {
         }
         status.injected = s.injected
         status.idle = s.idle
+        status.unpooled = s.unpooled
         status.delayHeld = graph?.live.delayHeld ?? ended.finalDelayHeld
         if let audio = inputs.sound { status.audio = Status.Sound(choice: audio.choice.description, packets: audio.encodedPackets, dropped: audio.dropped) }
         inputs.report(into: &status)
