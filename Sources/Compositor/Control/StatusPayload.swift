@@ -20,8 +20,9 @@ public struct StatusPayload: Codable, Sendable {
     public var injected: UInt64
     /// Frames nobody took (no output, no viewer), neither drawn nor encoded.
     public var idle: UInt64
-    /// Frames that got a buffer outside their picture's pool of fixed size, all of it being in use downstream.
-    public var unpooled: UInt64
+    /// Frames that got a buffer outside their picture's pool of fixed size, all of it being in use downstream. Always
+    /// sent; optional so that a status from a pipcompose before it still decodes.
+    public var unpooled: UInt64?
     public var sceneTime: Double
     public var live: Bool
     /// Every viewer: RTSP and WebRTC.
