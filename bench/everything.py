@@ -426,9 +426,12 @@ def main():
         if len(inside) >= 2:
             cpu_windows.append(round((inside[-1][4] - inside[0][4]) / (inside[-1][0] - inside[0][0]) * 3600))
 
-    def heap_slope(figure):
+    def heap_slope(figure, warmup=300):
         """A glibc figure's slope within each picture size, over the samples whose scrape answered."""
-        return slope_per_hour_by_size([(s[0], figure(s), s[7]) for s in samples if figure(s) is not None], 300)
+        return slope_per_hour_by_size([(s[0], figure(s), s[7]) for s in samples if figure(s) is not None], warmup)
+
+    def in_heaps(s):
+        return None if None in (s[8], s[10]) else s[8] - s[10]
 
     print(json.dumps({
         "bench": "everything", "seconds": args.seconds, "windowsOpened": not args.no_windows,
@@ -444,7 +447,12 @@ def main():
         "heapAllocatedMiBPerHourSameSize": heap_slope(lambda s: s[8]),
         "heapFreeMiBPerHourSameSize": heap_slope(lambda s: s[9]),
         "heapMappedMiBPerHourSameSize": heap_slope(lambda s: s[10]),
-        "heapInHeapsMiBPerHourSameSize": heap_slope(lambda s: None if None in (s[8], s[10]) else s[8] - s[10]),
+        "heapInHeapsMiBPerHourSameSize": heap_slope(in_heaps),
+        # The same figures over the run's second half only: a rise that is caches filling (each size's first visits,
+        # the first windows) is over by then, a loss per window or per resize is not.
+        "pipcomposeMiBPerHourSameSizeSecondHalf": slope_per_hour_by_size([(s[0], s[1], s[7]) for s in samples],
+                                                                          args.seconds / 2),
+        "heapInHeapsMiBPerHourSameSizeSecondHalf": heap_slope(in_heaps, args.seconds / 2),
         "pagesMiBPerHour": slope_per_hour([(s[0], s[2]) for s in samples], 300),
         # The same without the seconds a renewal's new launch ran beside the old one (more page processes than
         # usual): those samples weigh the line by where in the hour the renewals fell.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Resident memory of a `run --webrtc` (timecode scene, 640x360) across N browser windows that come and go: each a WHEP
 # session (`probe whep+…` for 3 s) asking for a window of its own (POST /v1/whep/ID/window, four sizes in turn), so a
-# rendition is made, encoded, watched and dropped. Prints, after each window, the resident MiB and the MiB glibc's
-# allocator has given out (the hour with everything on, bench/everything.sh, grew with its windows: issue 52).
+# rendition is made, encoded, watched and dropped. Prints, after each window, the resident MiB, the MiB glibc's
+# allocator has given out, and of those the MiB in its heaps, not mapped apart (the hour with everything on,
+# bench/everything.sh, grew with its windows: issue 52).
 # SIZES=random: each window a size of its own (even sides, 160..960 x 90..540, seeded by SEED, default 1), as the
 # hour's windows were once; SIZES=hour: the five sizes the hour's windows take now (320 to 854 wide, 16:9), in turn;
 # otherwise four sizes in turn. VIEWER=chromium: each window the hour's own, headless Chromium on the owner's page
@@ -22,10 +23,11 @@ for i in $(seq 50); do grep -q "^webrtc http" $D/run.log && break; sleep 0.2; do
 rss() { awk '/VmRSS/{print $2/1024}' /proc/$RUN/status; }
 heap() {
   curl -s -H "Authorization: Bearer $T" http://127.0.0.1:$C/metrics \
-    | awk '/^pipcompose_process_heap_allocated_bytes/{printf "%.2f", $2/1048576}'
+    | awk '/^pipcompose_process_heap_allocated_bytes/{a=$2} /^pipcompose_process_heap_mapped_bytes/{m=$2}
+           END{printf "%.2f %.2f", a/1048576, (a-m)/1048576}'
 }
 RANDOM=${SEED:-1}
-echo "window resident_MiB heap_allocated_MiB"
+echo "window resident_MiB heap_allocated_MiB in_heaps_MiB"
 echo "start $(rss) $(heap)"
 for i in $(seq $N); do
   if [ "${SIZES:-}" = random ]; then
