@@ -448,8 +448,8 @@ def main():
         "heapFreeMiBPerHourSameSize": heap_slope(lambda s: s[9]),
         "heapMappedMiBPerHourSameSize": heap_slope(lambda s: s[10]),
         "heapInHeapsMiBPerHourSameSize": heap_slope(in_heaps),
-        # The same figures over the run's second half (never before the 5th minute): a rise that is caches filling (each size's first visits,
-        # the first windows) is over by then, a loss per window or per resize is not.
+        # The same figures over the run's second half (never before the 5th minute): a rise that is caches filling
+        # (each size's first visits, the first windows) is over by then, a loss per window or per resize is not.
         "pipcomposeMiBPerHourSameSizeSecondHalf": slope_per_hour_by_size([(s[0], s[1], s[7]) for s in samples],
                                                                           max(300, args.seconds / 2)),
         "heapInHeapsMiBPerHourSameSizeSecondHalf": heap_slope(in_heaps, max(300, args.seconds / 2)),
