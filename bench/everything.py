@@ -433,6 +433,12 @@ def main():
     def in_heaps(s):
         return None if None in (s[8], s[10]) else s[8] - s[10]
 
+    def resident_slope(warmup=300):
+        """pipcompose's resident memory's slope within each picture size (the bar's figure)."""
+        return slope_per_hour_by_size([(s[0], s[1], s[7]) for s in samples], warmup)
+
+    second_half = max(300, args.seconds / 2)
+
     print(json.dumps({
         "bench": "everything", "seconds": args.seconds, "windowsOpened": not args.no_windows,
         "windowsNice": args.windows_nice, "runExit": run.returncode, "runHungAtTheEnd": hung,
@@ -440,7 +446,7 @@ def main():
         "probes": results, "parts": parts, **counts, "apiFailures": failures,
         "pipcomposeMiBPerHour": slope_per_hour([(s[0], s[1]) for s in samples], 300),
         # The bar's figure: within each picture size (see slope_per_hour_by_size).
-        "pipcomposeMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[1], s[7]) for s in samples], 300),
+        "pipcomposeMiBPerHourSameSize": resident_slope(),
         "pipcomposeAnonMiBPerHourSameSize": slope_per_hour_by_size([(s[0], s[5], s[7]) for s in samples], 300),
         # glibc's blocks given out: flat while the resident memory rises means pages kept, not blocks held. Of them,
         # those mapped apart (pictures and planes) and the rest, in the heaps.
@@ -450,9 +456,8 @@ def main():
         "heapInHeapsMiBPerHourSameSize": heap_slope(in_heaps),
         # The same figures over the run's second half (never before the 5th minute): a rise that is caches filling
         # (each size's first visits, the first windows) is over by then, a loss per window or per resize is not.
-        "pipcomposeMiBPerHourSameSizeSecondHalf": slope_per_hour_by_size([(s[0], s[1], s[7]) for s in samples],
-                                                                          max(300, args.seconds / 2)),
-        "heapInHeapsMiBPerHourSameSizeSecondHalf": heap_slope(in_heaps, max(300, args.seconds / 2)),
+        "pipcomposeMiBPerHourSameSizeSecondHalf": resident_slope(second_half),
+        "heapInHeapsMiBPerHourSameSizeSecondHalf": heap_slope(in_heaps, second_half),
         "pagesMiBPerHour": slope_per_hour([(s[0], s[2]) for s in samples], 300),
         # The same without the seconds a renewal's new launch ran beside the old one (more page processes than
         # usual): those samples weigh the line by where in the hour the renewals fell.
