@@ -4,8 +4,9 @@ import Foundation
 /// structures and many of its objects). Up to GLib 2.74, Debian 12's, it keeps pages of equal-sized chunks and a cache
 /// of free chunks per thread, and gives a page back only when every chunk on it is free: what a burst allocates (an
 /// encoder behind, a queue filling to its limit, a resize, a viewer joining) stays held as long as one chunk on each
-/// of its pages lives on. A long run's memory then rises with every new high-water mark of any of those, for tens of
-/// minutes. GLib 2.76 and later take every slice from malloc; `G_SLICE=always-malloc` does the same on 2.74.
+/// of its pages lives on, and a long run keeps every new high-water mark of any of those (the hour with everything on
+/// sat 3–4 MiB lower with slices from malloc, docs/BENCHMARKS.md). GLib 2.76 and later take every slice from malloc;
+/// `G_SLICE=always-malloc` does the same on 2.74.
 ///
 /// GLib reads that variable once, when it is loaded (its own constructor makes the first slice, before `main`), so a
 /// process can only have it by starting over with it set: `restartTakingSlicesFromMalloc` does that, once.
