@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# glibc's blocks in the heaps and resident memory of a `run` (the demo at 1280x720, one ffmpeg viewer over RTSP so
+# every frame is drawn) while its picture visits 24 sizes of its own (640x360 up to 1376x774, 3 s each), then the same
+# 24 again: what each new size leaves, and whether a size visited before leaves more (issue 52). Prints the resident
+# MiB and the MiB glibc's heaps give out (large mapped blocks apart; the run's /metrics) after every 8th resize.
+# Usage: bash bench/sizes_memory.sh [BIN]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BIN=${1:-.build/release/pipcompose}
+D=$(mktemp -d)
+C=$(python3 -c "import socket;s=socket.socket();s.bind(('127.0.0.1',0));print(s.getsockname()[1])")
+P=$(python3 -c "import socket;s=socket.socket();s.bind(('127.0.0.1',0));print(s.getsockname()[1])")
+T=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+$BIN run --size 1280x720 --rtsp 127.0.0.1:$P/pip --control 127.0.0.1:$C --control-token $T > $D/run.log 2>&1 &
+RUN=$!
+for i in $(seq 100); do grep -q "^control http" $D/run.log && break; sleep 0.2; done
+ffmpeg -nostdin -v error -rtsp_transport tcp -i rtsp://127.0.0.1:$P/pip -f null - > $D/viewer.log 2>&1 & V=$!
+rss() { awk '/VmRSS/{print $2/1024}' /proc/$RUN/status; }
+heap() { curl -s -H "Authorization: Bearer $T" http://127.0.0.1:$C/metrics | awk '/^pipcompose_process_heap_allocated_bytes/{a=$2} /^pipcompose_process_heap_mapped_bytes/{m=$2} END{printf "%.2f", (a-m)/1048576}'; }
+resize() { curl -s -o /dev/null -H "Authorization: Bearer $T" -H "Content-Type: application/json" -X POST -d "{\"size\":\"$1\"}" http://127.0.0.1:$C/v1/resize; }
+sleep 10
+echo "resized resident_MiB heap_blocks_MiB"
+echo "0 $(rss) $(heap)"
+n=0
+for pass in 1 2; do
+  for w in $(seq 640 32 1392); do
+    h=$(( (w * 9 / 16) / 2 * 2 ))
+    resize ${w}x$h; sleep 3; n=$((n+1))
+    (( n % 8 == 0 )) && echo "$n $(rss) $(heap)"
+  done
+done
+kill -INT $V; wait $V
+kill -INT $RUN; wait $RUN
+rm -rf "$D"
