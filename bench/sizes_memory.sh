@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # glibc's blocks in the heaps and resident memory of a `run` (the demo at 1280x720, one ffmpeg viewer over RTSP so
-# every frame is drawn) while its picture visits 24 sizes of its own (640x360 up to 1376x774, 3 s each), then the same
-# 24 again: what each new size leaves, and whether a size visited before leaves more (issue 52). Prints the resident
-# MiB and the MiB glibc's heaps give out (large mapped blocks apart; the run's /metrics) after every 8th resize.
-# Usage: bash bench/sizes_memory.sh [BIN]
+# every frame is drawn) while its picture visits sizes of its own, 3 s each: 24 widths (640 up to 1376) for each shape
+# (default 16:9: 640x360 … 1376x774), then the same sizes again. What each new size leaves, and whether a size visited
+# before leaves more (issue 52). Prints the resident MiB and the MiB glibc's heaps give out (large mapped blocks
+# apart; the run's /metrics) after every 8th resize.
+# Usage: bash bench/sizes_memory.sh [BIN] [SHAPE…]   (SHAPE: W:H, e.g. 16:9 4:3 16:10)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BIN=${1:-.build/release/pipcompose}
+BIN=${1:-.build/release/pipcompose}; shift $(( $# < 1 ? $# : 1 ))
+SHAPES=("${@:-16:9}")
 D=$(mktemp -d)
 C=$(python3 -c "import socket;s=socket.socket();s.bind(('127.0.0.1',0));print(s.getsockname()[1])")
 P=$(python3 -c "import socket;s=socket.socket();s.bind(('127.0.0.1',0));print(s.getsockname()[1])")
@@ -23,10 +25,12 @@ echo "resized resident_MiB heap_blocks_MiB"
 echo "0 $(rss) $(heap)"
 n=0
 for pass in 1 2; do
-  for w in $(seq 640 32 1392); do
-    h=$(( (w * 9 / 16) / 2 * 2 ))
-    resize ${w}x$h; sleep 3; n=$((n+1))
-    (( n % 8 == 0 )) && echo "$n $(rss) $(heap)"
+  for shape in "${SHAPES[@]}"; do
+    for w in $(seq 640 32 1376); do
+      h=$(( (w * ${shape#*:} / ${shape%:*}) / 2 * 2 ))
+      resize ${w}x$h; sleep 3; n=$((n+1))
+      (( n % 8 == 0 )) && echo "$n $(rss) $(heap)"
+    done
   done
 done
 kill -INT $V; wait $V

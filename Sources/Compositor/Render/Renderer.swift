@@ -80,9 +80,9 @@ public final class Renderer {
     ///
     /// Texts are laid out in an engine of this size's own: a font map keeps the fontsets, fonts and fontconfig
     /// patterns of every size it was asked for, so one engine for the whole run kept every size the picture had ever
-    /// had (the demo visiting 24 sizes in turn: glibc's heaps 9.3 → 24.3 MiB; an engine a size, 9.3 → 18.1). The
-    /// engines of the last `keptEngines` sizes are kept; an older one goes with the last layout made in it. Cairo
-    /// keeps its own bounded cache of the glyphs drawn.
+    /// had (the demo visiting 24 sizes in turn: glibc's heaps 9.3 → 24.3 MiB; with the last two sizes' engines kept,
+    /// 9.3 → 19.2). An older size's engine goes with the last layout made in it. Cairo keeps its own bounded cache of
+    /// the glyphs drawn.
     public func resize(to newSize: PixelSize) {
         size = newSize
         backgroundCache = nil
