@@ -1,4 +1,3 @@
-import CPango
 import Foundation
 import Testing
 import TestSupport
@@ -18,39 +17,6 @@ import TestSupport
         let t = time(95.0 / 30, wall: fixedWall + 3, frame: 95)
         let diff = difference(try resized.snapshot(at: t), try Renderer(scene: scene, size: size).snapshot(at: t), in: size.rect)
         #expect(diff.count == 0, "differs in \(String(describing: diff.bounds))")
-    }
-
-    /// A resize lets go of the fonts made for sizes the picture left: one Pango font map for the whole run kept
-    /// every size's fontsets, fonts and patterns (the demo visiting 24 sizes in turn: glibc's heaps 9.3 → 24.3 MiB,
-    /// with a font map per size 9.3 → 18.1). The size left last keeps its own, so going back and forth between two
-    /// sizes does not lay every text out in a new font map.
-    @Test(arguments: ["demo", "info-panel.yaml"])
-    func aResizeLetsGoOfTheFontsOfSizesLeft(scene name: String) throws {
-        let scene = name == "demo" ? DemoScene.load() : try SceneLoader.load(path: examplesDir + "/" + name)
-        let first = PixelSize(width: 1280, height: 720), second = PixelSize(width: 1024, height: 576)
-        let renderer = Renderer(scene: scene, size: first)
-        _ = try renderer.snapshot(at: time(0.1))
-        let map = try #require(UnsafeMutableRawPointer(pango_context_get_font_map(renderer.engine.context)))
-            .assumingMemoryBound(to: GObject.self)
-        let watch = UnsafeMutablePointer<gpointer?>.allocate(capacity: 1)
-        defer { watch.deallocate() }
-        watch.initialize(to: UnsafeMutableRawPointer(map))
-        g_object_add_weak_pointer(map, watch)
-        defer { if watch.pointee != nil { g_object_remove_weak_pointer(map, watch) } }
-        renderer.resize(to: second)
-        _ = try renderer.snapshot(at: time(0.2, wall: fixedWall + 0.1, frame: 3))
-        let secondEngine = renderer.engine
-        renderer.resize(to: first)
-        _ = try renderer.snapshot(at: time(0.3, wall: fixedWall + 0.2, frame: 6))
-        #expect(UnsafeMutableRawPointer(pango_context_get_font_map(renderer.engine.context)) == UnsafeMutableRawPointer(map),
-                "back at 1280x720, texts are laid out in its font map again")
-        renderer.resize(to: second)
-        #expect(renderer.engine === secondEngine)
-        for (i, width) in [800, 640].enumerated() {
-            renderer.resize(to: PixelSize(width: width, height: width * 9 / 16))
-            _ = try renderer.snapshot(at: time(0.4 + Double(i) * 0.1, wall: fixedWall + 0.3, frame: 9 + Int64(i) * 3))
-        }
-        #expect(watch.pointee == nil, "the font map of 1280x720, left three sizes ago, is still alive")
     }
 
     /// A probe draws every reference frame on one surface: what was on it before (another moment, a picture left

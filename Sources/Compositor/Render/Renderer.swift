@@ -9,13 +9,11 @@ public final class Renderer {
     public private(set) var size: PixelSize
     public let widgets: [any Widget]
     public private(set) var layout: DockLayout.Result
-    /// The Pango context the texts of the current size are laid out in (see `resize`).
-    var engine: TextEngine { engines[0].engine }
-    /// The engines of the sizes drawn last, the current one first: at most `keptEngines`.
-    private var engines: [(size: PixelSize, engine: TextEngine)]
-    /// A size the picture goes back and forth to keeps its fonts: laying texts out in a new font map costs a resize
-    /// 15–30 ms more (`bench/resize_latency.py`).
-    static let keptEngines = 2
+    /// One for the renderer's life, every size's texts in its font map. A font map of each size's own, the last two
+    /// kept, let go of the fonts of sizes left (24 sizes in turn: glibc's heaps 19.2 MiB against 24.3), but the hour
+    /// with everything on, which goes back and forth between two sizes, held about 3 MiB more from its first resize
+    /// on (docs/BENCHMARKS-LOG.md, twenty-eighth session).
+    private let engine = TextEngine()
     private var backgroundPicture: Picture?
     /// A gradient or image background drawn once per size: putting it back under a widget is then a copy,
     /// not a gradient computed again for every pixel of every frame (a third of the ticker's cost).
@@ -53,7 +51,6 @@ public final class Renderer {
     public init(scene: Scene, size: PixelSize? = nil, warn: @escaping (String) -> Void = { _ in }) {
         self.scene = scene
         self.size = size ?? scene.size
-        engines = [(self.size, TextEngine())]
         widgets = scene.widgets.map { WidgetFactory.make($0, warn: warn) }
         order = scene.widgets.indices.sorted { a, b in
             (scene.widgets[a].z, a) < (scene.widgets[b].z, b)
@@ -77,21 +74,9 @@ public final class Renderer {
     public func widget(id: String) -> (any Widget)? { widgets.first { $0.id == id } }
 
     /// The render-size callback: every widget re-lays for the new size and the next frame is drawn whole.
-    ///
-    /// Texts are laid out in an engine of this size's own: a font map keeps the fontsets, fonts and fontconfig
-    /// patterns of every size it was asked for, so one engine for the whole run kept every size the picture had ever
-    /// had (the demo visiting 24 sizes in turn: glibc's heaps 9.3 → 24.3 MiB; with the last two sizes' engines kept,
-    /// 9.3 → 19.2). An older size's engine goes with the last layout made in it. Cairo keeps its own bounded cache of
-    /// the glyphs drawn.
     public func resize(to newSize: PixelSize) {
         size = newSize
         backgroundCache = nil
-        if let kept = engines.firstIndex(where: { $0.size == newSize }) {
-            engines.insert(engines.remove(at: kept), at: 0)
-        } else {
-            engines.insert((newSize, TextEngine()), at: 0)
-            engines.removeLast(max(0, engines.count - Self.keptEngines))
-        }
         relayout()
     }
 
