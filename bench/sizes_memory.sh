@@ -7,15 +7,15 @@
 # Usage: bash bench/sizes_memory.sh [BIN] [SHAPE…]   (SHAPE: W:H, e.g. 16:9 4:3 16:10)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 BIN=${1:-.build/release/pipcompose}; shift $(( $# < 1 ? $# : 1 ))
 SHAPES=("${@:-16:9}")
 D=$(mktemp -d)
-C=$(python3 -c "import socket;s=socket.socket();s.bind(('127.0.0.1',0));print(s.getsockname()[1])")
-P=$(python3 -c "import socket;s=socket.socket();s.bind(('127.0.0.1',0));print(s.getsockname()[1])")
+C=$(free_port); P=$(free_port)
 T=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
 $BIN run --size 1280x720 --rtsp 127.0.0.1:$P/pip --control 127.0.0.1:$C --control-token $T > $D/run.log 2>&1 &
 RUN=$!
-for i in $(seq 100); do grep -q "^control http" $D/run.log && break; sleep 0.2; done
+wait_for_line $D/run.log "^control http" $RUN "pipcompose run did not start" || exit 1
 ffmpeg -nostdin -v error -rtsp_transport tcp -i rtsp://127.0.0.1:$P/pip -f null - > $D/viewer.log 2>&1 & V=$!
 rss() { awk '/VmRSS/{print $2/1024}' /proc/$RUN/status; }
 heap() { curl -s -H "Authorization: Bearer $T" http://127.0.0.1:$C/metrics | awk '/^pipcompose_process_heap_allocated_bytes/{a=$2} /^pipcompose_process_heap_mapped_bytes/{m=$2} END{printf "%.2f", (a-m)/1048576}'; }
