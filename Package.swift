@@ -95,7 +95,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UnitTests",
-            dependencies: ["Compositor", "CKernels", .product(name: "TestSupport", package: "Core")]
+            dependencies: ["Compositor", "CKernels", "CPango", .product(name: "TestSupport", package: "Core")]
         ),
         .testTarget(
             name: "PipelineTests",

@@ -9,11 +9,16 @@ public final class Renderer {
     public private(set) var size: PixelSize
     public let widgets: [any Widget]
     public private(set) var layout: DockLayout.Result
-    /// One for the renderer's life, every size's texts in its font map. A font map of each size's own, the last two
-    /// kept, let go of the fonts of sizes left (24 sizes in turn: glibc's heaps 19.2 MiB against 24.3), but the hour
-    /// with everything on, which goes back and forth between two sizes, held about 3 MiB more from its first resize
-    /// on (docs/BENCHMARKS-LOG.md, twenty-eighth session).
-    private let engine = TextEngine()
+    /// The Pango context texts are laid out in. Its font map keeps the fontsets, fonts and fontconfig patterns of
+    /// every size it was asked for (the demo: about 0.6 MiB of glibc's heaps a size), so it serves at most
+    /// `sizesPerEngine` sizes: a picture dragged through many sizes starts a fresh one then, and the old one goes with
+    /// the layouts made in it. A picture that goes back and forth between a few sizes keeps one: a font map of each
+    /// size's own, the last two kept, held about 3 MiB more over the hour with everything on, and a fresh font map
+    /// costs that resize 15–30 ms more (docs/BENCHMARKS-LOG.md, twenty-eighth session).
+    private(set) var engine = TextEngine()
+    /// The sizes laid out in `engine` so far.
+    private var sizesInEngine: Set<PixelSize> = []
+    static let sizesPerEngine = 8
     private var backgroundPicture: Picture?
     /// A gradient or image background drawn once per size: putting it back under a widget is then a copy,
     /// not a gradient computed again for every pixel of every frame (a third of the ticker's cost).
@@ -51,6 +56,7 @@ public final class Renderer {
     public init(scene: Scene, size: PixelSize? = nil, warn: @escaping (String) -> Void = { _ in }) {
         self.scene = scene
         self.size = size ?? scene.size
+        sizesInEngine = [self.size]
         widgets = scene.widgets.map { WidgetFactory.make($0, warn: warn) }
         order = scene.widgets.indices.sorted { a, b in
             (scene.widgets[a].z, a) < (scene.widgets[b].z, b)
@@ -77,6 +83,13 @@ public final class Renderer {
     public func resize(to newSize: PixelSize) {
         size = newSize
         backgroundCache = nil
+        if !sizesInEngine.contains(newSize) {
+            if sizesInEngine.count >= Self.sizesPerEngine {
+                engine = TextEngine()
+                sizesInEngine = []
+            }
+            sizesInEngine.insert(newSize)
+        }
         relayout()
     }
 
