@@ -237,8 +237,9 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        // Once, before anything of the run exists: GLib (2.74) then takes its slices from malloc (SliceAllocator).
-        SliceAllocator.restartTakingSlicesFromMalloc()
+        // Once, before anything of the run exists: GLib (2.74) then takes its slices from malloc, and glibc keeps no
+        // per-thread caches of freed blocks (AllocatorSettings).
+        AllocatorSettings.restartWithThem()
         let run = LiveRun(settings: try checked(settings), say: { say($0) }, log: { printLog($0) })
         let dump: [(String, String)]
         do { dump = try run.prepare() } catch { throw UserError("\(error)") }
