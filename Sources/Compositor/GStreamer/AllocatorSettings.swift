@@ -13,9 +13,9 @@ import Foundation
 ///
 /// glibc's per-thread caches of freed blocks (tcache: up to 7 blocks of each of 64 sizes in every thread): a run has
 /// about 70 threads, and what each keeps is held for good and pins the pages it sits on. Off
-/// (`GLIBC_TUNABLES=glibc.malloc.tcache_count=0`), the hour with everything on held 1.2 MiB fewer blocks in the heaps
-/// and half the step of its first return to a size, at the same CPU (docs/BENCHMARKS.md). glibc reads it as the
-/// process starts.
+/// (`GLIBC_TUNABLES=glibc.malloc.tcache_count=0`), the hour with everything on held about 3 MiB fewer blocks in the
+/// heaps and rose half as much at its first return to a size, at the same CPU (docs/BENCHMARKS.md). glibc reads it
+/// as the process starts.
 ///
 /// So a process can only have them by starting over with them set: `restartWithThem` does that, once.
 public enum AllocatorSettings {
