@@ -87,6 +87,7 @@ import Testing
         #expect(abs(h.percentile(0.99)! - 99) <= 0.1)
         #expect(h.percentile(1) == 100)
         #expect(h.summary?.samples == 1000)
+        #expect(h.summary?.min == 0.1 && LatencySummary.of([3, 1, 2])?.min == 1)
         h.add(-5000)    // clocks that disagree: kept as they are
         #expect(h.minimum == -5000)
         #expect(abs(h.percentile(0.0005)! + 5000) <= 0.05)

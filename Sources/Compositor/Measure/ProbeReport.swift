@@ -57,8 +57,8 @@ public struct ProbeReport: Codable, Sendable {
         var lines = ["\(url)\(transport.map { " (\($0))" } ?? ""): \(String(format: "%.1f", t.seconds)) s, "
                      + "\(t.frames) frames, \(String(format: "%.2f", t.fps)) fps"]
         if let l = t.latencyMs {
-            lines.append(String(format: "latency ms: p50 %.1f  p95 %.1f  p99 %.1f  max %.1f  mean %.2f  (%d frames; "
-                                + "first frame %.0f; joined in %.0f)", l.p50, l.p95, l.p99, l.max, l.mean, l.samples,
+            lines.append(String(format: "latency ms: min %.1f  p50 %.1f  p95 %.1f  p99 %.1f  max %.1f  mean %.2f  (%d frames; "
+                                + "first frame %.0f; joined in %.0f)", l.min, l.p50, l.p95, l.p99, l.max, l.mean, l.samples,
                                 t.firstFrameLatencyMs ?? 0, t.joinMs ?? 0))
         } else if !live && timecode {
             lines.append("latency: not measured (a recording's frames were drawn before it was opened)")

@@ -251,8 +251,8 @@ public final class LiveRun: @unchecked Sendable {
                 + String(format: "%.1f s", m.position) + ", \(late) ms of silence where the decoder was late"
         }
         if let h = s.delayHeld {
-            text += String(format: "\ndelay held (--inject-delay-ms): p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d frames",
-                           h.p50, h.p99, h.max, h.samples)
+            text += String(format: "\ndelay held (--inject-delay-ms): min %.2f ms, p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d frames",
+                           h.min, h.p50, h.p99, h.max, h.samples)
         }
         return text
     }

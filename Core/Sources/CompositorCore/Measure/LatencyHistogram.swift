@@ -38,13 +38,16 @@ public struct LatencyHistogram: Sendable {
 
     public var summary: LatencySummary? {
         guard count > 0 else { return nil }
-        return LatencySummary(p50: percentile(0.5)!, p95: percentile(0.95)!, p99: percentile(0.99)!,
+        return LatencySummary(min: minimum, p50: percentile(0.5)!, p95: percentile(0.95)!, p99: percentile(0.99)!,
                               max: maximum, mean: sum / Double(count), samples: count)
     }
 }
 
 /// Percentiles of end-to-end latency, milliseconds.
 public struct LatencySummary: Codable, Sendable, Equatable {
+    /// The floor: the one figure a busy machine cannot raise for every frame, so two paths' floors differ by what
+    /// their paths differ by, where their medians also carry how the load fell on each.
+    public var min: Double
     public var p50: Double
     public var p95: Double
     public var p99: Double
@@ -57,7 +60,7 @@ public struct LatencySummary: Codable, Sendable, Equatable {
         guard !values.isEmpty else { return nil }
         let s = values.sorted()
         func at(_ p: Double) -> Double { s[Swift.min(s.count - 1, Swift.max(0, Int((p * Double(s.count)).rounded(.up)) - 1))] }
-        return LatencySummary(p50: at(0.5), p95: at(0.95), p99: at(0.99), max: s.last!,
+        return LatencySummary(min: s.first!, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: s.last!,
                               mean: s.reduce(0, +) / Double(s.count), samples: s.count)
     }
 }
