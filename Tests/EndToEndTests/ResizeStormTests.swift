@@ -42,6 +42,21 @@ extension EndToEnd {
             }
             #expect(first["viewerFailures"] as? [String] == [], "\(first)")
             #expect(first["viewers"] as? Int ?? 0 >= 3)
+            // The split run started a part at every resize it applied. It keeps the newest 16 that ended one by one
+            // and the rest as one set of counts, in status and in /metrics: once the last parts have finished, no
+            // more than 16 stopped parts are listed, and their series are gone but for one named "earlier".
+            var listed: [[String: Any]] = [], earlier: [String: Any]?
+            let folded = poll(until: {
+                let st = statusJSON(c2)
+                listed = (st["outputs"] as? [[String: Any]] ?? []).filter { ($0["id"] as? String ?? "").hasPrefix("record:") }
+                earlier = st["earlierOutputs"] as? [String: Any]
+                return earlier != nil && listed.filter { $0["state"] as? String == "stopped" }.count <= 16
+            }, timeout: 30, every: 0.5)
+            #expect(folded, "\(listed.map { "\($0["id"] ?? "") \($0["state"] ?? "")" }) earlier \(earlier ?? [:])")
+            let metrics = String(decoding: http("GET", c2 + "/metrics").1, as: UTF8.self)
+            let series = metrics.split(separator: "\n").filter { $0.hasPrefix("pipcompose_output_frames_total{") }
+            #expect(series.count <= listed.count + 1 && series.contains { $0.contains(#"output="earlier""#) },
+                    "\(series.count) series for \(listed.count) listed outputs: \(series)")
             for proc in [p, q] {
                 proc.signal(SIGINT)
                 #expect(proc.waitForExit(timeout: 60) == 0, "\(proc.allOutput)")
@@ -64,6 +79,14 @@ extension EndToEnd {
                 total += sizes.count
             }
             #expect(total == sentSplit, "split: \(total) frames in \(parts.count) parts of \(sentSplit) drawn")
+            // The summary adds up the same way: the parts it lists one by one and its line for the earlier ones.
+            let summary = q.stdout.drop { !$0.hasPrefix("stopped after") }
+            let partLines = summary.filter { $0.hasPrefix("record:") }
+            let earlierLine = try #require(summary.first { $0.contains("earlier outputs (ended)") }, "\(summary)")
+            let earlierParts = try #require(Int(earlierLine.split(separator: " ")[0]), "\(earlierLine)")
+            #expect(partLines.count <= 16 && earlierParts + partLines.count == parts.count, "\(summary)")
+            let summed = (partLines + [earlierLine]).compactMap(LiveProcess.frames(in:)).reduce(0, +)
+            #expect(summed == sentSplit, "\(summary)")
         }
 
         /// Ctrl-C with an event stream open and a viewer connected: a clean exit prints no error.

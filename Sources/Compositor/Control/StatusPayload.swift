@@ -68,6 +68,16 @@ public struct StatusPayload: Codable, Sendable {
     public var links: [Link]?
     public var uptime: Double
     public var outputs: [Output]
+    /// Outputs that ended before the newest 16 that did (split parts, recordings stopped), as one set of counts: a run
+    /// keeps each output's own entry only for those. Absent until one is folded.
+    public struct Earlier: Codable, Sendable {
+        public var outputs: Int
+        public var frames: UInt64
+        public var dropped: UInt64
+        public var bytes: UInt64
+        public var restarts: Int
+    }
+    public var earlierOutputs: Earlier?
     /// The sound: `none`, `ticks` or `tone:HZ`, and AAC packets encoded so far.
     public var audio: String
     public var audioPackets: UInt64
@@ -172,6 +182,8 @@ public struct StatusPayload: Codable, Sendable {
                                     position: $0.position, lateSilenceMs: Double(s.musicGapFrames) / Double(AudioTrack.rate) * 1000) }
         inputs = s.inputs
         outputs = s.outputs.map { Output(id: $0.id, state: $0.state, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes) }
+        earlierOutputs = s.earlier.map { Earlier(outputs: $0.outputs, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes,
+                                                 restarts: $0.restarts) }
         renditions = s.renditions.isEmpty ? nil : s.renditions.map {
             RenditionStatus(size: $0.size.description, bitrateKbps: $0.bitrateKbps, frames: $0.frames, encoded: $0.encoded,
                             outputs: $0.outputs, url: $0.url)

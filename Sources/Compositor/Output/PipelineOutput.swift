@@ -650,6 +650,16 @@ public final class PipelineOutput: @unchecked Sendable {
         return result
     }
 
+    /// Stopped with its end out (an end that timed out, or one left behind stuck, still has something to say at the
+    /// run's end), or failed with its teardown done.
+    public var hasEnded: Bool {
+        let closed = lock.withLock {
+            pipeline == nil && !finishing
+                && (_state == .failed || _state == .stopped && (lastEnding ?? .finalized) == .finalized)
+        }
+        return closed && teardown.wait(timeout: .now()) == .success
+    }
+
     /// Leaves every encoder and lets go of held frames.
     private func stopListening() {
         let encoders = lock.withLock { () -> [Encoder] in

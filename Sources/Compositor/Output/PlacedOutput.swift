@@ -12,6 +12,9 @@ public protocol PlacedOutput: Output {
     var rendition: PixelSize? { get }
     /// Still running, or going to again (a push retrying); false once it failed or was stopped.
     var isAlive: Bool { get }
+    /// Ended for good with nothing left for the run's end to do: stopped with its end written (or before it ever
+    /// ran), or failed and closed. The run may keep only its counts (`RunTally`).
+    var hasEnded: Bool { get }
     /// How often it started over (a push whose server went away).
     var restarts: Int { get }
     /// Builds what it runs without starting it: the checks `--dump-pipeline` and `ctl record start` make first.

@@ -21,6 +21,11 @@ public final class LiveMetrics: @unchecked Sendable {
 
     private let lock = NSLock()
     private var last: [String: UInt64] = [:]
+    /// The outputs that had series at the last scrape: those gone since (folded into the run's earlier outputs)
+    /// lose theirs, so a run that starts outputs all day keeps a bounded set of series.
+    private var outputIDs: Set<String> = []
+    private static let perOutput = ["pipcompose_output_bytes_total", "pipcompose_output_frames_total",
+                                    "pipcompose_output_dropped_total", "pipcompose_output_restarts_total"]
     let renderTime: Metrics.Timer
 
     public init() {
@@ -30,7 +35,7 @@ public final class LiveMetrics: @unchecked Sendable {
 
     /// Advances counters by `value - last` (values only grow; a restarted output starts again from 0).
     private func advance(_ label: String, _ dimensions: [(String, String)] = [], to value: UInt64) {
-        let key = label + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
+        let key = Self.key(label, dimensions)
         let delta = lock.withLock { () -> UInt64 in
             let previous = last[key] ?? 0
             last[key] = value
@@ -39,6 +44,23 @@ public final class LiveMetrics: @unchecked Sendable {
         // Made even at 0: a series exists from the first scrape (a run nobody watches draws nothing for a while).
         let counter = Counter(label: label, dimensions: dimensions)
         if delta > 0 { counter.increment(by: Int64(delta)) }
+    }
+
+    private static func key(_ label: String, _ dimensions: [(String, String)]) -> String {
+        label + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
+    }
+
+    /// Removes the series of outputs no longer in `s` (folded into `earlier`, whose counts carry on as the series
+    /// `output="earlier"`: a sum over outputs stays whole).
+    private func forgetOutputsGone(from s: LiveSession.Status) {
+        let now = Set(s.outputs.map(\.id) + s.restarts.map(\.0))
+        let gone = lock.withLock { () -> Set<String> in
+            defer { outputIDs = now }
+            let gone = outputIDs.subtracting(now)
+            for id in gone { for label in Self.perOutput { last.removeValue(forKey: Self.key(label, [("output", id)])) } }
+            return gone
+        }
+        for id in gone { for label in Self.perOutput { Counter(label: label, dimensions: [("output", id)]).destroy() } }
     }
 
     /// The exposition text, after bringing every value up to date with `status`.
@@ -69,6 +91,14 @@ public final class LiveMetrics: @unchecked Sendable {
             advance("pipcompose_output_dropped_total", [("output", o.id)], to: o.dropped)
         }
         for (id, n) in s.restarts { advance("pipcompose_output_restarts_total", [("output", id)], to: UInt64(n)) }
+        if let e = s.earlier {
+            let earlier = [("output", "earlier")]
+            advance("pipcompose_output_bytes_total", earlier, to: e.bytes)
+            advance("pipcompose_output_frames_total", earlier, to: e.delivered)
+            advance("pipcompose_output_dropped_total", earlier, to: e.dropped)
+            advance("pipcompose_output_restarts_total", earlier, to: UInt64(e.restarts))
+        }
+        forgetOutputsGone(from: s)
         return Self.registry.emitToString() + Self.processText(web: s.web)
     }
 

@@ -220,12 +220,18 @@ public final class LiveRun: @unchecked Sendable {
     public static func describe(_ s: LiveSession.Status) -> String {
         var text = "status: \(s.size) frame \(s.frame) rendered \(s.rendered) repeated \(s.repeated) "
             + "dropped \(s.dropped) viewers \(s.viewers)"
+        if let e = s.earlier { text += "\n  " + earlierLine(e) }
         for o in s.outputs { text += "\n  \(o.id): \(o.state), \(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)" }
         for r in s.renditions {
             text += "\n  rendition \(r.size): drawn \(r.frames) encoded \(r.encoded), "
                 + (r.outputs.isEmpty ? "no output (not drawn)" : r.outputs.joined(separator: ", "))
         }
         return text
+    }
+
+    /// The outputs that ended before the newest ones that did, as one line.
+    static func earlierLine(_ e: LiveSession.Status.Earlier) -> String {
+        "\(e.outputs) earlier output\(e.outputs == 1 ? "" : "s") (ended): \(e.delivered) frames, \(e.bytes) bytes, dropped \(e.dropped)"
     }
 
     /// The end-of-run summary: frames, drops by cause, each output, and the injected delay as really held.
@@ -235,6 +241,7 @@ public final class LiveRun: @unchecked Sendable {
             + (s.injected > 0 ? ", left out on purpose \(s.injected)" : "")
             + (s.idle > 0 ? ", idle \(s.idle) (nobody watched: not drawn)" : "")
             + (s.unpooled > 0 ? ", \(s.unpooled) in buffers of their own (an encoder held the pool's)" : "")
+        if let e = s.earlier { text += "\n" + earlierLine(e) }
         for o in s.outputs {
             // A failed output's file holds what was written whole before the failure, which may be fewer frames.
             let failed = switch PipelineOutput.State(rawValue: o.state) {

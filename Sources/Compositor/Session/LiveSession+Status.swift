@@ -57,6 +57,16 @@ extension LiveSession {
         public var uptime: Double
         /// Restarts of outputs that retry (pushes), by id.
         public var restarts: [(String, Int)] = []
+        /// Outputs that ended before the newest ones that did, as one set of counts (`RunTally.keptEnded`): their
+        /// frames, drops and bytes are not in `outputs`, and their drops are in `dropped`.
+        public var earlier: Earlier?
+        public struct Earlier: Sendable {
+            public var outputs: Int
+            public var delivered: UInt64
+            public var dropped: UInt64
+            public var bytes: UInt64
+            public var restarts: Int
+        }
         /// Frames left out on purpose (`--inject-drops`); not in `dropped`.
         public var injected: UInt64 = 0
         /// Frames nobody took (no output, no viewer): neither drawn nor encoded.
@@ -84,7 +94,7 @@ extension LiveSession {
         public var web: [StatusPayload.Web] = []
 
         /// Frames lost anywhere: late in the loop, dropped before the encoder, or by an output's queue.
-        public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } }
+        public var dropped: UInt64 { late + encoderDropped + outputs.reduce(0) { $0 + $1.dropped } + (earlier?.dropped ?? 0) }
     }
 
     public var status: Status {
@@ -102,6 +112,11 @@ extension LiveSession {
                             encoded: graph?.live.encodedFrames ?? ended.finalEncoded,
                             outputs: outs, viewers: servers.viewerCount, uptime: Date().timeIntervalSince(tally.began))
         status.restarts = ended.ran.map { ($0.id, $0.restarts) }
+        let e = ended.earlier
+        if e.outputs > 0 {
+            status.earlier = Status.Earlier(outputs: e.outputs, delivered: e.delivered, dropped: e.dropped, bytes: e.bytes,
+                                            restarts: e.restarts)
+        }
         status.renditions = options.renditions.map { r in
             Status.RenditionCounts(size: r.size, bitrateKbps: options.encoder.bitrate(forRendition: r, fps: options.fps),
                                    frames: s.renditionFrames[r.size] ?? 0,

@@ -160,7 +160,7 @@ extension LiveSession {
             case .rtsp: "rtsp"
             }
             let rendition = try Rendition.resolve(asked, output: named, in: options.renditions, main: main)
-            out = try makePipelineOutput(spec, index: tally.ran.count, location: nil, rendition: rendition)
+            out = try makePipelineOutput(spec, index: tally.startedCount, location: nil, rendition: rendition)
             _ = try out.prepare()
         } catch {
             throw .unprocessable("\(error)")

@@ -3,10 +3,29 @@ import Foundation
 /// What a run keeps for status and the end-of-run summary: when it began, every output that ran (in the order they
 /// started), the frames dropped at encoders that have stopped, and the live encoder's last figures once it is gone.
 ///
-/// `@unchecked Sendable`: every field is behind `lock`, held only to copy or add.
+/// Outputs that ended for good are kept one by one only as the newest `keptEnded` of them: older ones are folded into
+/// `earlier`, one set of counts. A run that splits its recording at every resize, or starts and stops recordings all
+/// day, would otherwise keep every part it ever wrote (its object, its status entry, its metric series, and a thread
+/// to finish it at the run's end).
+///
+/// `@unchecked Sendable`: every field is behind `lock`, held only to copy or add (and, while folding, to read the
+/// counters of outputs that ended, which take their own locks briefly; no output ever calls back here).
 final class RunTally: @unchecked Sendable {
+    /// Outputs that ended, beyond those kept one by one.
+    static let keptEnded = 16
+
+    /// Outputs folded out of `ran`, as one set of counts.
+    struct Earlier: Sendable, Equatable {
+        var outputs = 0
+        var delivered: UInt64 = 0
+        var dropped: UInt64 = 0
+        var bytes: UInt64 = 0
+        var restarts = 0
+    }
+
     struct Snapshot {
         var ran: [any PlacedOutput] = []
+        var earlier = Earlier()
         /// Frames dropped at encoders that have stopped (fixed encoders after a resize back, all at the end).
         var retiredDrops: UInt64 = 0
         /// Frames the live encoder produced, and how long `--inject-delay-ms` held them, once it is gone.
@@ -20,10 +39,39 @@ final class RunTally: @unchecked Sendable {
     private let lock = NSLock()
     private var kept = Snapshot()
 
-    var snapshot: Snapshot { lock.withLock { kept } }
+    /// Folds what ended first, so what status shows is bounded however long the run.
+    var snapshot: Snapshot {
+        lock.withLock {
+            foldEnded()
+            return kept
+        }
+    }
     var ran: [any PlacedOutput] { lock.withLock { kept.ran } }
+    /// Outputs started so far, folded ones included: what numbers a user's pipeline (`pipeline:NAME#N`).
+    var startedCount: Int { lock.withLock { kept.ran.count + kept.earlier.outputs } }
 
-    func started(_ outputs: [any PlacedOutput]) { lock.withLock { kept.ran += outputs } }
+    /// Adds `outputs`, then folds what ended beyond the newest `keptEnded`.
+    func started(_ outputs: [any PlacedOutput]) {
+        lock.withLock {
+            kept.ran += outputs
+            foldEnded()
+        }
+    }
+
+    /// Moves the outputs that ended, all but the newest `keptEnded` of them, into `earlier`. Under `lock`.
+    private func foldEnded() {
+        let over = kept.ran.filter(\.hasEnded).dropLast(Self.keptEnded)
+        guard !over.isEmpty else { return }
+        for out in over {
+            kept.earlier.outputs += 1
+            kept.earlier.delivered += out.delivered
+            kept.earlier.dropped += out.dropped
+            kept.earlier.bytes += out.bytes
+            kept.earlier.restarts += out.restarts
+        }
+        let gone = Set(over.map { ObjectIdentifier($0) })
+        kept.ran.removeAll { gone.contains(ObjectIdentifier($0)) }
+    }
 
     func unfinished(_ ids: [String]) { lock.withLock { kept.unfinished = ids } }
 
