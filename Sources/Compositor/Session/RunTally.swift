@@ -8,8 +8,7 @@ import Foundation
 /// day, would otherwise keep every part it ever wrote (its object, its status entry, its metric series, and a thread
 /// to finish it at the run's end).
 ///
-/// `@unchecked Sendable`: every field is behind `lock`, held only to copy or add (and, while folding, to read the
-/// counters of outputs that ended, which take their own locks briefly; no output ever calls back here).
+/// `@unchecked Sendable`: every field is behind `lock`, held only to copy or add.
 final class RunTally: @unchecked Sendable {
     /// Outputs that ended, beyond those kept one by one.
     static let keptEnded = 16
@@ -41,10 +40,8 @@ final class RunTally: @unchecked Sendable {
 
     /// Folds what ended first, so what status shows is bounded however long the run.
     var snapshot: Snapshot {
-        lock.withLock {
-            foldEnded()
-            return kept
-        }
+        foldEnded()
+        return lock.withLock { kept }
     }
     var ran: [any PlacedOutput] { lock.withLock { kept.ran } }
     /// Outputs started so far, folded ones included: what numbers a user's pipeline (`pipeline:NAME#N`).
@@ -52,25 +49,31 @@ final class RunTally: @unchecked Sendable {
 
     /// Adds `outputs`, then folds what ended beyond the newest `keptEnded`.
     func started(_ outputs: [any PlacedOutput]) {
-        lock.withLock {
-            kept.ran += outputs
-            foldEnded()
-        }
+        lock.withLock { kept.ran += outputs }
+        foldEnded()
     }
 
-    /// Moves the outputs that ended, all but the newest `keptEnded` of them, into `earlier`. Under `lock`.
+    /// Moves the outputs that ended, all but the newest `keptEnded` of them, into `earlier`. Whether each ended and
+    /// its counts are asked outside `lock` (each output takes its own lock, which a write may hold a while); one
+    /// that a call beside this one folded meanwhile is not counted twice.
     private func foldEnded() {
-        let over = kept.ran.filter(\.hasEnded).dropLast(Self.keptEnded)
+        let over = ran.filter(\.hasEnded).dropLast(Self.keptEnded)
         guard !over.isEmpty else { return }
-        for out in over {
-            kept.earlier.outputs += 1
-            kept.earlier.delivered += out.delivered
-            kept.earlier.dropped += out.dropped
-            kept.earlier.bytes += out.bytes
-            kept.earlier.restarts += out.restarts
+        let counts = over.map { out in
+            (ObjectIdentifier(out), Earlier(outputs: 1, delivered: out.delivered, dropped: out.dropped, bytes: out.bytes,
+                                            restarts: out.restarts))
         }
-        let gone = Set(over.map { ObjectIdentifier($0) })
-        kept.ran.removeAll { gone.contains(ObjectIdentifier($0)) }
+        lock.withLock {
+            for (id, c) in counts {
+                guard let at = kept.ran.firstIndex(where: { ObjectIdentifier($0) == id }) else { continue }
+                kept.ran.remove(at: at)
+                kept.earlier.outputs += c.outputs
+                kept.earlier.delivered += c.delivered
+                kept.earlier.dropped += c.dropped
+                kept.earlier.bytes += c.bytes
+                kept.earlier.restarts += c.restarts
+            }
+        }
     }
 
     func unfinished(_ ids: [String]) { lock.withLock { kept.unfinished = ids } }
