@@ -61,11 +61,26 @@ extension LiveSession {
         /// frames, drops and bytes are not in `outputs`, and their drops are in `dropped`.
         public var earlier: Earlier?
         public struct Earlier: Sendable {
-            public var outputs: Int
-            public var delivered: UInt64
-            public var dropped: UInt64
-            public var bytes: UInt64
-            public var restarts: Int
+            public var outputs = 0
+            public var delivered: UInt64 = 0
+            public var dropped: UInt64 = 0
+            public var bytes: UInt64 = 0
+            public var restarts = 0
+
+            public init() {}
+
+            /// One output's final counts.
+            init(_ out: any PlacedOutput) {
+                (outputs, delivered, dropped, bytes, restarts) = (1, out.delivered, out.dropped, out.bytes, out.restarts)
+            }
+
+            mutating func add(_ other: Earlier) {
+                outputs += other.outputs
+                delivered += other.delivered
+                dropped += other.dropped
+                bytes += other.bytes
+                restarts += other.restarts
+            }
         }
         /// Frames left out on purpose (`--inject-drops`); not in `dropped`.
         public var injected: UInt64 = 0
@@ -112,11 +127,7 @@ extension LiveSession {
                             encoded: graph?.live.encodedFrames ?? ended.finalEncoded,
                             outputs: outs, viewers: servers.viewerCount, uptime: Date().timeIntervalSince(tally.began))
         status.restarts = ended.ran.map { ($0.id, $0.restarts) }
-        let e = ended.earlier
-        if e.outputs > 0 {
-            status.earlier = Status.Earlier(outputs: e.outputs, delivered: e.delivered, dropped: e.dropped, bytes: e.bytes,
-                                            restarts: e.restarts)
-        }
+        if ended.earlier.outputs > 0 { status.earlier = ended.earlier }
         status.renditions = options.renditions.map { r in
             Status.RenditionCounts(size: r.size, bitrateKbps: options.encoder.bitrate(forRendition: r, fps: options.fps),
                                    frames: s.renditionFrames[r.size] ?? 0,

@@ -10,21 +10,13 @@ import Foundation
 ///
 /// `@unchecked Sendable`: every field is behind `lock`, held only to copy or add.
 final class RunTally: @unchecked Sendable {
-    /// Outputs that ended, beyond those kept one by one.
+    /// How many of the outputs that ended are kept one by one: the newest.
     static let keptEnded = 16
-
-    /// Outputs folded out of `ran`, as one set of counts.
-    struct Earlier: Sendable, Equatable {
-        var outputs = 0
-        var delivered: UInt64 = 0
-        var dropped: UInt64 = 0
-        var bytes: UInt64 = 0
-        var restarts = 0
-    }
 
     struct Snapshot {
         var ran: [any PlacedOutput] = []
-        var earlier = Earlier()
+        /// Outputs folded out of `ran`, as one set of counts.
+        var earlier = LiveSession.Status.Earlier()
         /// Frames dropped at encoders that have stopped (fixed encoders after a resize back, all at the end).
         var retiredDrops: UInt64 = 0
         /// Frames the live encoder produced, and how long `--inject-delay-ms` held them, once it is gone.
@@ -59,19 +51,12 @@ final class RunTally: @unchecked Sendable {
     private func foldEnded() {
         let over = ran.filter(\.hasEnded).dropLast(Self.keptEnded)
         guard !over.isEmpty else { return }
-        let counts = over.map { out in
-            (ObjectIdentifier(out), Earlier(outputs: 1, delivered: out.delivered, dropped: out.dropped, bytes: out.bytes,
-                                            restarts: out.restarts))
-        }
+        let counts = over.map { (ObjectIdentifier($0), LiveSession.Status.Earlier($0)) }
         lock.withLock {
-            for (id, c) in counts {
+            for (id, one) in counts {
                 guard let at = kept.ran.firstIndex(where: { ObjectIdentifier($0) == id }) else { continue }
                 kept.ran.remove(at: at)
-                kept.earlier.outputs += c.outputs
-                kept.earlier.delivered += c.delivered
-                kept.earlier.dropped += c.dropped
-                kept.earlier.bytes += c.bytes
-                kept.earlier.restarts += c.restarts
+                kept.earlier.add(one)
             }
         }
     }
