@@ -64,6 +64,29 @@ import TestSupport
         #expect(try probe(file) == "h264,320,180,60")
     }
 
+    /// A recording that fails (a full disk: its file is /dev/full) leaves its encoder. The run lets go of outputs that
+    /// ended (`RunTally` keeps the newest), so one still subscribed would be handed every packet, and count as someone
+    /// watching the encoder, for the rest of the run.
+    @Test func aRecordingThatFailsLeavesItsEncoder() throws {
+        let dir = try TempDir()
+        let (renderer, producer, live) = try rig()
+        let file = dir.file("full.ts")
+        #expect(symlink("/dev/full", file) == 0)
+        let out = try recording(file, format: .ts)
+        out.feed(from: live)
+        try out.start()
+        #expect(live.subscriberCount == 1)
+        var next = 0
+        let left = try poll(until: {
+            try feed([live], producer: producer, renderer: renderer, frames: next..<(next + 10))
+            next += 10
+            return out.state == .failed && live.subscriberCount == 0
+        }, timeout: 30, every: 0.05)
+        #expect(left, "after \(next) frames: \(out.state), \(live.subscriberCount) subscriber(s)")
+        #expect(live.finish())
+        #expect(out.finish() == .failed)
+    }
+
     /// A recording takes its frames 100 ms at a time; the frames of the last, unfinished batch are written when it
     /// ends (62 frames at 30 fps: 15 batches of four, then two).
     @Test func aRecordingWritesItsLastFramesWhenItEnds() throws {

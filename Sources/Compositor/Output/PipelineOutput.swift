@@ -549,6 +549,10 @@ public final class PipelineOutput: @unchecked Sendable {
             log("\(id): failed and closed: \(e); the other outputs continue. "
                 + "What was written before the failure is kept.")
         }
+        // One that will not start again leaves its encoders: it would be handed every packet for the rest of the run,
+        // and count as someone watching them (a viewer's key frame would wait its turn), long after the run let go of
+        // it (`RunTally` keeps the newest outputs that ended).
+        if state == .failed { stopListening() }
     }
 
     private func retry() {
