@@ -96,6 +96,23 @@ import Testing
         #expect(difference(oldLater, newLater, in: box).count > 0)
     }
 
+    @Test func itemsThatChangeFasterThanALoopScrollsQueueNothing() throws {
+        let engine = TextEngine()
+        let w = ticker()
+        _ = try drawAlone(w, size: size, box: box, at: time(3), engine: engine)
+        // A feed that changes 100 times before the first change's loop could enter the band: each takes the place of
+        // the one waiting, so the ticker holds the loop on screen and one waiting, and the newest is what comes next.
+        for i in 0..<100 { w.replaceItems(["update \(i)", "更新 \(i)"], at: 3 + Double(i) / 1000) }
+        #expect(w.loopsHeld == 2)
+        let newest = ticker()
+        _ = try drawAlone(newest, size: size, box: box, at: time(3), engine: engine)
+        newest.replaceItems(["update 99", "更新 99"], at: 3)
+        let a = try drawAlone(w, size: size, box: box, at: time(40), engine: engine)
+        let b = try drawAlone(newest, size: size, box: box, at: time(40), engine: engine)
+        #expect(difference(a, b, in: box).count == 0)
+        #expect(litPixels(a, box) > 0)
+    }
+
     @Test func standsStillWhenSceneTimeStandsStill() {
         let w = ticker()
         let engine = TextEngine()

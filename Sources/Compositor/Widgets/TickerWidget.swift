@@ -59,12 +59,16 @@ public final class TickerWidget: WidgetBase, Widget {
     /// Scroll distance at scene time `t`, in pixels of the current size.
     public func distance(at t: Double) -> Double { config.speed * scale * t }
 
-    /// Replaces the items at scene time `t`: the loop on screen finishes, the new one follows it.
+    /// Replaces the items at scene time `t`: the loop on screen finishes, the new one follows it. A loop still waiting
+    /// for its turn (it has not entered the band) is replaced, not queued behind: items that change faster than a loop
+    /// scrolls by show the newest next, and what the ticker holds stays the loops on screen and one waiting.
     public func replaceItems(_ items: [String], at t: Double) {
         let d = distance(at: t) / max(scale, 1e-9)
         guard var current = segments.last else { return }
         let w = look(segment: segments.count - 1).map { $0.layout.width / scale } ?? 0
-        if w > 0 {
+        if current.start > d {
+            segments[segments.count - 1] = Segment(items: items, start: current.start, end: nil)
+        } else if w > 0 {
             // End the running loop after the copy whose tail has not yet entered the box.
             let copies = max(1, ((d - current.start) / w).rounded(.up))
             current.end = current.start + copies * w
@@ -77,6 +81,9 @@ public final class TickerWidget: WidgetBase, Widget {
         planned = nil
         version += 1
     }
+
+    /// Loops held: those on screen and the one waiting for its turn.
+    var loopsHeld: Int { segments.count }
 
     /// The look of segment `i`, made the first time it is needed at this size; nil for a loop with no text.
     private func look(segment i: Int) -> Look? {
