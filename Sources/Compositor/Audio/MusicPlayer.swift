@@ -38,7 +38,6 @@ public final class MusicPlayer: AudioSignal, @unchecked Sendable {
     /// Every file failed in a row: the track is silent for good.
     private var gaveUp = false
     private var _gapFrames: Int64 = 0
-    private var _failed: [String] = []
 
     /// A render's player: `fill` waits for the decoder instead of sending silence (a render runs faster than the
     /// music plays), up to `waitLimit` seconds for a chunk.
@@ -161,7 +160,6 @@ public final class MusicPlayer: AudioSignal, @unchecked Sendable {
         guard g == current, !stopped else { return }
         if let error {
             failuresInARow += 1
-            condition.withLock { _failed.append(files[index].name) }
             warn("audio: '\(files[index].name)' failed (\(error.message)); playing the next file")
         } else {
             failuresInARow = 0
@@ -192,8 +190,6 @@ public final class MusicPlayer: AudioSignal, @unchecked Sendable {
 
     /// Frames of silence played because the decoder was late, since the start.
     public var gapFrames: Int64 { condition.withLock { _gapFrames } }
-    /// Files that failed while playing.
-    public var failedFiles: [String] { condition.withLock { _failed } }
 
     /// Holds or releases the music; false when it already was in that state.
     @discardableResult
