@@ -44,12 +44,18 @@ public final class LinkViewers: @unchecked Sendable {
         let key = address?.ipAddress ?? "?"
         let at = now(), since = at.addingTimeInterval(-Self.playerWindow)
         lock.withLock {
-            // Players gone for the window are forgotten as others come: as many entries as players now.
-            var seen = players[link, default: [:]].filter { $0.value > since }
-            seen[key] = at
-            players[link] = seen
+            // Players gone for the window are forgotten as others come, and so are the links (or the identities an
+            // auth hook let in, one each) nobody plays through now: as many entries as players now.
+            players = players.compactMapValues { seen in
+                let recent = seen.filter { $0.value > since }
+                return recent.isEmpty ? nil : recent
+            }
+            players[link, default: [:]][key] = at
         }
     }
+
+    /// Links with a player seen within the window, as held.
+    var linksWithPlayers: Int { lock.withLock { players.count } }
 
     /// HLS players seen through `link` within the window.
     public func players(of link: String) -> Int {
