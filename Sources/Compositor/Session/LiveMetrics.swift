@@ -24,6 +24,10 @@ public final class LiveMetrics: @unchecked Sendable {
     /// The outputs that had series at the last scrape: those gone since (folded into the run's earlier outputs)
     /// lose theirs, so a run that starts outputs all day keeps a bounded set of series.
     private var outputIDs: Set<String> = []
+    /// What the removed series had counted, by metric. The series `output="earlier"` carries only the rest of the
+    /// folded outputs' counts (what they did after their last scrape), so a sum of increases over the outputs' series
+    /// counts every frame, byte and drop once.
+    private var countedByRemoved: [String: UInt64] = [:]
     private static let perOutput = ["pipcompose_output_bytes_total", "pipcompose_output_frames_total",
                                     "pipcompose_output_dropped_total", "pipcompose_output_restarts_total"]
     let renderTime: Metrics.Timer
@@ -50,17 +54,26 @@ public final class LiveMetrics: @unchecked Sendable {
         label + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
     }
 
-    /// Removes the series of outputs no longer in `s` (folded into `earlier`, whose counts carry on as the series
-    /// `output="earlier"`: a sum over outputs stays whole).
-    private func forgetOutputsGone(from s: LiveSession.Status) {
+    /// Removes the series of outputs no longer in `s` (folded into `earlier`), keeping what they had counted; then
+    /// brings the series `output="earlier"` to the folded outputs' counts less that.
+    private func foldOutputsGone(from s: LiveSession.Status) {
         let now = Set(s.outputs.map(\.id) + s.restarts.map(\.0))
         let gone = lock.withLock { () -> Set<String> in
             defer { outputIDs = now }
             let gone = outputIDs.subtracting(now)
-            for id in gone { for label in Self.perOutput { last.removeValue(forKey: Self.key(label, [("output", id)])) } }
+            for id in gone {
+                for label in Self.perOutput {
+                    countedByRemoved[label, default: 0] += last.removeValue(forKey: Self.key(label, [("output", id)])) ?? 0
+                }
+            }
             return gone
         }
         for id in gone { for label in Self.perOutput { Counter(label: label, dimensions: [("output", id)]).destroy() } }
+        guard let e = s.earlier else { return }
+        let counted = lock.withLock { countedByRemoved }
+        for (label, total) in zip(Self.perOutput, [e.bytes, e.delivered, e.dropped, UInt64(e.restarts)]) {
+            advance(label, [("output", "earlier")], to: total - min(total, counted[label] ?? 0))
+        }
     }
 
     /// The exposition text, after bringing every value up to date with `status`.
@@ -91,14 +104,7 @@ public final class LiveMetrics: @unchecked Sendable {
             advance("pipcompose_output_dropped_total", [("output", o.id)], to: o.dropped)
         }
         for (id, n) in s.restarts { advance("pipcompose_output_restarts_total", [("output", id)], to: UInt64(n)) }
-        if let e = s.earlier {
-            let earlier = [("output", "earlier")]
-            advance("pipcompose_output_bytes_total", earlier, to: e.bytes)
-            advance("pipcompose_output_frames_total", earlier, to: e.delivered)
-            advance("pipcompose_output_dropped_total", earlier, to: e.dropped)
-            advance("pipcompose_output_restarts_total", earlier, to: UInt64(e.restarts))
-        }
-        forgetOutputsGone(from: s)
+        foldOutputsGone(from: s)
         return Self.registry.emitToString() + Self.processText(web: s.web)
     }
 
