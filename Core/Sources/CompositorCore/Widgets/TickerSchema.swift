@@ -7,7 +7,8 @@ public struct TickerConfig: WidgetConfig, Equatable {
 
     public enum Keys {
         static let items = WidgetKey.texts("items", doc: "the items, in order; the loop on screen finishes before "
-                                           + "new items start", live: true)
+                                           + "new items start (items that change again before then replace the ones "
+                                           + "waiting: the newest come next, nothing queues)", live: true)
         static let text = WidgetKey.text("text", default: "", doc: "live only: the items as lines of one text "
                                          + "(what a file feed or `ctl set memo.text` sends)", live: true)
         static let separator = WidgetKey.text("separator", default: "   •   ", doc: "drawn between two items")
