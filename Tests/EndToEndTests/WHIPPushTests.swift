@@ -10,6 +10,14 @@ func aiortcWHIP(port: Int, _ args: [String] = []) throws -> LiveProcess {
     return server
 }
 
+/// The frames a probe's status lines counted so far ("   3s  30.0 fps  …", one a second on stderr).
+func secondsFrames(_ probe: LiveProcess) -> Int {
+    probe.stderr.compactMap { line -> Int? in
+        guard let r = line.range(of: #"^\s*\d+s\s+[\d.]+ fps"#, options: .regularExpression) else { return nil }
+        return Double(line[r].split(separator: " ").dropLast().last ?? "").map { Int($0) }
+    }.reduce(0, +)
+}
+
 extension EndToEnd {
     @Suite(.serialized) struct WHIPPushTests {
         /// `--push whip+http://` into aiortc, read back over WHEP by the probe, in H.264 or VP8 as aiortc encodes it
@@ -22,8 +30,14 @@ extension EndToEnd {
             let (p, _) = try startLive([try timecodeScene(dir), "--push", "whip+http://127.0.0.1:\(port)/whip"],
                                        environment: ["PIPCOMPOSE_WHIP_TOKEN": "publisher"])
             #expect(server.waitForLine(timeout: 30) { $0.hasPrefix("published ") } != nil, "\(server.allOutput)\n\(p.allOutput)")
+            // Read until 100 frames came, however long aiortc takes to answer and start sending (its encoder is
+            // Python's, on the same 2 cores: a loaded machine once took it 4.7 s, which left a 5 s probe 0.2 s of
+            // frames), then stopped: the totals come out on Ctrl-C.
             let r = try LiveProcess(binary, ["probe", "whep+http://127.0.0.1:\(port)/whep", "--whep-token", "publisher",
-                                             "--duration", "5", "--json", "--quiet"])
+                                             "--json"])
+            let read = poll(until: { secondsFrames(r) >= 100 }, timeout: 60, every: 0.2)
+            #expect(read, "\(r.allOutput)\n\(server.allOutput)")
+            r.signal(SIGINT)
             #expect(r.waitForExit(timeout: 60) == 0, "\(r.allOutput)\n\(server.allOutput)")
             let (total, p50) = probeTotal(r)
             #expect((total["frames"] as? Int ?? 0) > 90 && p50 != nil, "\(total)")
