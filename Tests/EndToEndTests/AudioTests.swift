@@ -239,8 +239,9 @@ extension EndToEnd {
                 let (av, _, out) = try probeAV([route.2])
                 let found = try #require(av, "\(route.0): \(out)")
                 // ffmpeg aligns the tracks at its first RTCP sender report, a few seconds in; the file it writes
-                // keeps what came before, and on a loaded machine a tick from then is not always told apart (one
-                // CI run read +119.9 ms for an early tick, every later one +40.02). From the fifth second on:
+                // keeps what came before. `probe --av` leaves out what it can tell came before (a step back of the
+                // sound included: one CI run read −240 ms and a stray onset until it did); the offsets are checked
+                // from the fifth second on, as one CI run read +119.9 ms for an early tick, every later one +40.02:
                 let ticks = (found["perTick"] as? [[String: Any]] ?? []).filter { ($0["second"] as? Int ?? 0) >= 5 }
                 let offsets = ticks.compactMap { $0["offsetMs"] as? Double }
                 #expect(offsets.count >= 5 && offsets.allSatisfy { abs($0 - 40) <= 1 }, "ffmpeg \(route.0): \(offsets) \(found)")

@@ -162,6 +162,44 @@ import TestSupport
         #expect(abs((r.driftMsPerHour ?? 0) - 100) < 1, "\(String(describing: r.driftMsPerHour))")
     }
 
+    /// A receiver that lines the sound up by stepping it back (ffmpeg at its first RTCP sender report: 218 ms in a
+    /// file here): a tick heard before the step but stamped after where the step lands is on the old timeline. It
+    /// used to be kept; after a step of more than half a second it reads at the next second (−200 ms here) and that
+    /// second's own tick counts as a stray, as one CI run read (−240 ms and a stray onset).
+    @Test func ticksHeardBeforeTheSoundSteppedBackAreLeftOutWhereverTheyWereStamped() {
+        var s = AVSyncStats()
+        frames(&s, from: 0, to: 129, base: 0)
+        // The sound comes 760 ms late: ticks at 1.8, 2.8 and 3.8 s; then the receiver steps it back 720 ms at 3.5 s.
+        for k in 1...3 { s.onset(TickDetector.Onset(time: MediaTime(k) * 1_000_000_000 + 800_000_000, marker: false)) }
+        s.timelineJumped(at: 3_500_000_000, by: -720_000_000)
+        frames(&s, from: 129, to: 30 * 20, base: 4_300_000_000)
+        for k in 4...19 { s.onset(TickDetector.Onset(time: MediaTime(k) * 1_000_000_000 + 40_000_000, marker: k % 10 == 0)) }
+        let r = s.report(gaps: 0, gapMs: 0, heardSeconds: 0)
+        #expect(r.strayOnsets == 0 && r.missingTicks == 0 && r.jumps == 0, "\(r)")
+        // 4.04 s is before where the old timeline reached (4.22 s): it cannot be told from a tick heard before.
+        #expect(r.perTick.map(\.second) == Array(5...19) && r.beforeAlignment == 4, "\(r)")
+        #expect(r.perTick.allSatisfy { abs($0.offsetMs - 40) < 0.001 }, "\(r.perTick)")
+    }
+
+    /// A second's onset heard twice while the tracks settle is not counted as a stray once a step shows both came
+    /// before the alignment; one after the settling time is.
+    @Test func aStrayOnsetBeforeTheAlignmentIsLeftOutWithIt() {
+        var s = AVSyncStats()
+        frames(&s, from: 0, to: 30 * 20, base: 0)
+        s.onset(TickDetector.Onset(time: 2_010_000_000, marker: false))
+        s.onset(TickDetector.Onset(time: 2_020_000_000, marker: false))
+        #expect(s.report(gaps: 0, gapMs: 0, heardSeconds: 0).strayOnsets == 1)
+        s.timelineJumped(at: 3_000_000_000, by: 300_000_000)
+        for k in 4...18 { s.onset(TickDetector.Onset(time: MediaTime(k) * 1_000_000_000, marker: k % 10 == 0)) }
+        let r = s.report(gaps: 0, gapMs: 0, heardSeconds: 0)
+        #expect(r.strayOnsets == 0 && r.beforeAlignment == 2 && r.ticks == 15, "\(r)")
+        frames(&s, from: 30 * 20, to: 30 * 40, base: 20_000_000_000)
+        s.onset(TickDetector.Onset(time: 30_000_000_000, marker: true))
+        s.onset(TickDetector.Onset(time: 30_010_000_000, marker: false))
+        s.timelineJumped(at: 31_000_000_000, by: 300_000_000)
+        #expect(s.report(gaps: 0, gapMs: 0, heardSeconds: 0).strayOnsets == 1)
+    }
+
     /// rtpbin's first alignment can be a step of 1.3 ms, too small to tell from jitter in the timeline (a CI run's
     /// probe read one tick 1.2 ms off beside ticks exact to 3 µs): announced, it leaves the ticks before it out
     /// however small it is. Its fine tuning afterwards (µs) and a step after the tracks settled leave every tick in.

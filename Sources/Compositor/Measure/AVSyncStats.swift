@@ -11,7 +11,10 @@ import Foundation
 ///
 /// A receiver aligns the two tracks when it learns how they relate (an RTSP client from the first RTCP sender
 /// reports, a few seconds after joining), and one track's timeline jumps then. Ticks placed before a jump in the
-/// first `settleSeconds` are left out as "before the tracks were aligned"; later jumps are counted and kept. A step
+/// first `settleSeconds`, and a second's repeated onset among them, are left out as "before the tracks were
+/// aligned" (after a step back, every onset up to where the old timeline had reached: a file ffmpeg wrote stepped its
+/// sound back 218 ms, and the tick heard just before the step, stamped after where it landed, read +258 ms);
+/// later jumps are counted and kept. A step
 /// the receiver announces (`receiverShifted(by:)`) counts as that alignment whatever its size: rtpbin's first one can
 /// be 1.3 ms, under what a jump of the timeline is told apart from jitter by, and a tick before it read 1.3 ms off.
 ///
@@ -79,6 +82,8 @@ public struct AVSyncStats: Sendable {
     /// Whole seconds the sound is off by, settled by the last marker.
     private var shiftSeconds: Int64 = 0
     private var stray = 0
+    /// When each stray onset of the settling time came (seconds): one before an alignment is not counted.
+    private var settlingStrays: [Double] = []
     /// Onset time (s) of each placed tick, for the drift line.
     private var onsetSeconds: [Int64: Double] = [:]
     private let keep: Int
@@ -142,7 +147,9 @@ public struct AVSyncStats: Sendable {
     public mutating func timelineJumped(at time: MediaTime, by: Int64) {
         guard let start = first?.pts else { return }
         if time < start + Self.settleSeconds {
-            leaveOut(before: time)
+            // A step back overlaps what came before it: onsets heard before the step up to where its timeline had
+            // reached (`time − by`) are on the old timeline, and later ones there cannot be told from them.
+            leaveOut(before: time + MediaTime(max(0, -by)))
         } else {
             jumps += 1
             largestJump = max(largestJump, abs(by))
@@ -171,6 +178,10 @@ public struct AVSyncStats: Sendable {
             beforeAlignment += 1
         }
         order.removeAll { placed[$0] == nil }
+        let early = settlingStrays.filter { $0 * 1e9 < Double(time) }.count
+        stray -= early
+        beforeAlignment += early
+        settlingStrays.removeAll { $0 * 1e9 < Double(time) }
     }
 
     /// A tick's onset on the same timeline.
@@ -223,6 +234,9 @@ public struct AVSyncStats: Sendable {
     private mutating func place(_ tick: Tick, at x: Double) {
         guard placed[tick.second] == nil else {
             stray += 1
+            if let start = first?.pts, x * 1e9 < Double(start + Self.settleSeconds), settlingStrays.count < 64 {
+                settlingStrays.append(x)
+            }
             return
         }
         placed[tick.second] = tick
