@@ -153,6 +153,30 @@ extension EndToEnd {
             let (av, _, out) = try probeAV([rtmp.recording])
             try expectAVOffset(try #require(av, "\(out)"), 40, "RTMP", atLeast: 3, tolerance: 1.5)
             #expect(try decodedFrames(file) == summaryFrames(p, "record:\(file)"))
+            // Its summary says it failed before the server came, and not that it was waiting to retry at the end.
+            let line = p.stdout.last { $0.hasPrefix("push:\(url): ") } ?? ""
+            #expect(line.contains("; failed ") && line.contains("Connection refused") && !line.contains("waiting to retry"),
+                    "\(p.allOutput)")
+        }
+
+        /// A push whose server is never there: the run goes on and ends as asked, and what it says of the push, in
+        /// `status` and in the summary, is that it failed, how often and why, and that it was still waiting to
+        /// retry at the end. Its frames and bytes alone (what it was handed) read as a push that worked.
+        @Test func aPushThatNeverReachesItsServerSaysSoToTheEnd() throws {
+            let dir = try TempDir()
+            let url = "rtmp://127.0.0.1:\(freePort())/live/test"
+            let (p, _) = try startLive([try timecodeScene(dir), "--push", url], rtsp: false)
+            let control = try #require(controlURL(p), "\(p.allOutput)")
+            #expect(p.waitForLines(count: 2) { $0.contains("push:\(url): failed") && $0.contains("retrying in") }, "\(p.allOutput)")
+            let outputs = statusJSON(control)["outputs"] as? [[String: Any]] ?? []
+            let push = try #require(outputs.first { $0["id"] as? String == "push:\(url)" }, "\(outputs)")
+            #expect((push["failures"] as? Int ?? 0) >= 2 && (push["lastFailure"] as? String ?? "").contains("Connection refused"),
+                    "\(push)")
+            p.signal(SIGINT)
+            #expect(p.waitForExit() == 0, "\(p.allOutput)")
+            let line = p.stdout.last { $0.hasPrefix("push:\(url): ") } ?? ""
+            #expect(line.contains("waiting to retry when the run ended (not reaching its server)")
+                    && line.contains("Connection refused"), "\(p.allOutput)")
         }
 
         @Test func pushesToAnSRTListener() throws {

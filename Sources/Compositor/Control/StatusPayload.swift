@@ -6,6 +6,9 @@ public struct StatusPayload: Codable, Sendable {
         public var frames: UInt64
         public var dropped: UInt64
         public var bytes: UInt64
+        /// Times it failed (a push retries), and the last failure's message; absent when it never failed.
+        public var failures: Int?
+        public var lastFailure: String?
     }
 
     public var state: String
@@ -181,7 +184,8 @@ public struct StatusPayload: Codable, Sendable {
         music = s.music.map { Music(index: $0.index, files: s.musicFiles, file: $0.file.name, title: $0.file.displayTitle,
                                     position: $0.position, lateSilenceMs: Double(s.musicGapFrames) / Double(AudioTrack.rate) * 1000) }
         inputs = s.inputs
-        outputs = s.outputs.map { Output(id: $0.id, state: $0.state, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes) }
+        outputs = s.outputs.map { Output(id: $0.id, state: $0.state, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes,
+                                         failures: $0.failures?.count, lastFailure: $0.failures?.last) }
         earlierOutputs = s.earlier.map { Earlier(outputs: $0.outputs, frames: $0.delivered, dropped: $0.dropped, bytes: $0.bytes,
                                                  restarts: $0.restarts) }
         renditions = s.renditions.isEmpty ? nil : s.renditions.map {

@@ -24,9 +24,28 @@ public protocol Output: AnyObject, Sendable {
     /// Ends it as the run ends; false when a file it writes did not get its end in time. A server's ending never
     /// fails the run.
     func finishAsRunEnds() -> Bool
+    /// How often it failed, and the last failure; nil when it never did.
+    var failures: OutputFailures? { get }
+}
+
+/// An output's failures: how many, the last one's message, and whether it was waiting to retry when it was ended
+/// (a push whose server was not there at the end: what it sent did not reach it since that failure).
+public struct OutputFailures: Sendable, Equatable {
+    public var count: Int
+    public var last: String
+    public var retryingAtEnd: Bool
+
+    /// What the end-of-run summary adds to the output's line.
+    public var summary: String {
+        (count == 1 ? "failed once" : "failed \(count) times")
+            + (retryingAtEnd ? ", waiting to retry when the run ended (not reaching its server)" : "")
+            + "; the last: \(last)"
+    }
 }
 
 extension Output {
+    public var failures: OutputFailures? { nil }
+
     public func finishAsRunEnds() -> Bool {
         _ = finish(timeout: 3)
         return true

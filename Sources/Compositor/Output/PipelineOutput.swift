@@ -35,6 +35,7 @@ public final class PipelineOutput: @unchecked Sendable {
     private var _delivered: UInt64 = 0
     private var _bytes: UInt64 = 0
     private var _restarts = 0
+    private var _failures: OutputFailures?
     /// A push's retries: 1 s, doubling, at most 30 s; a push that ran 10 s before failing starts again from 1 s.
     private var backoff = Backoff(first: 1, limit: 30, healthyAfter: 10)
     private var startedAt = Date()
@@ -131,6 +132,7 @@ public final class PipelineOutput: @unchecked Sendable {
     public var delivered: UInt64 { lock.withLock { _delivered } }
     public var bytes: UInt64 { lock.withLock { _bytes } }
     public var restarts: Int { lock.withLock { _restarts } }
+    public var failures: OutputFailures? { lock.withLock { _failures } }
     public var dropped: UInt64 { lock.withLock { retiredDrops + (input?.dropped ?? 0) + _lostAtSwitch + _overflowed } }
     /// Drops counted by inputs already released (after a failure, a restart, or the end).
     private var retiredDrops: UInt64 = 0
@@ -485,6 +487,7 @@ public final class PipelineOutput: @unchecked Sendable {
             // seen by both the bus thread and `finish`, changes nothing.
             if let failed, pipeline.map(ObjectIdentifier.init) != failed { return nil }
             let acts = _state == .running || finishing
+            if acts { _failures = OutputFailures(count: (_failures?.count ?? 0) + 1, last: e.description, retryingAtEnd: false) }
             _state = .failed
             let p = pipeline
             pipeline = nil
@@ -581,6 +584,7 @@ public final class PipelineOutput: @unchecked Sendable {
             if finishing { return (nil, nil, nil, true) }
             retryTimer?.cancel()
             let was = _state
+            if was == .retrying { _failures?.retryingAtEnd = true }
             // The frames of the batch still collecting go out before the end of stream.
             let last = batch?.drain() ?? []
             if was == .running, let input = self.input { for frame in last { push(frame, to: input) } }

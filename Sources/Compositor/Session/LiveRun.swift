@@ -250,6 +250,8 @@ public final class LiveRun: @unchecked Sendable {
             default: ""
             }
             text += "\n\(o.id): \(failed)\(o.delivered) frames, \(o.bytes) bytes, dropped \(o.dropped)"
+            // A push that failed and came back, or was still waiting to retry: its counts are what it was handed.
+            if let f = o.failures, failed.isEmpty { text += "; " + f.summary }
         }
         if let a = s.audio { text += "\naudio \(a.choice): \(a.packets) AAC packets, \(a.dropped) sample chunks dropped" }
         if let m = s.music {

@@ -12,6 +12,8 @@ extension LiveSession {
             public var delivered: UInt64
             public var dropped: UInt64
             public var bytes: UInt64
+            /// How often it failed, and the last failure (nil: never).
+            public var failures: OutputFailures? = nil
         }
         /// The sound: what it is, AAC packets encoded, sample chunks dropped before it.
         public struct Sound: Sendable {
@@ -120,7 +122,8 @@ extension LiveSession {
         let ended = tally.snapshot
         let retired = ended.retiredDrops + (servers.windows?.retiredDrops ?? 0)
         let outs = (servers.all + ended.ran as [any Output]).map { o in
-            Status.OutputCounts(id: o.id, state: o.stateText, delivered: o.delivered, dropped: o.dropped, bytes: o.bytes)
+            Status.OutputCounts(id: o.id, state: o.stateText, delivered: o.delivered, dropped: o.dropped, bytes: o.bytes,
+                                failures: o.failures)
         }
         var status = Status(size: s.size, frame: s.frame, rendered: s.rendered, repeated: s.repeated, late: s.late,
                             encoderDropped: encs.reduce(0) { $0 + $1.droppedFrames + $1.delayDropped } + retired,
