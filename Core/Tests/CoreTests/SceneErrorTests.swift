@@ -47,6 +47,28 @@ import TestSupport
         #expect(e.message.contains("speed"))
         let top = try #require(error("titel: x\nwidgets: []\n"))
         #expect(top.message.contains("unknown key 'titel'") && top.message.contains("title"))
+        #expect(top.message.contains("(did you mean 'title'?)"), "\(top.message)")
+    }
+
+    /// The keys listed are the widget type's own, each once (they were every type's keys, 'text', 'source' and
+    /// 'fit' several times over), with where a key that is not the type's belongs.
+    @Test func anUnknownWidgetKeyListsThatTypesKeysAndWhereItBelongs() throws {
+        let sped = try #require(error("widgets:\n  - type: ticker\n    sped: 3\n"))
+        #expect(sped.message.contains("unknown key 'sped' in a ticker widget (did you mean 'speed'?); valid keys: "
+                                      + (SceneLoader.widgetKeys + TickerConfig.keys.map(\.name)).joined(separator: ", ")),
+                "\(sped.message)")
+        #expect(!sped.message.contains("artist"), "\(sped.message)")
+        let path = try #require(error("widgets:\n  - type: image\n    path: /a.png\n"))
+        #expect(path.line == 3 && path.column == 5 && path.message.contains("source") && !path.message.contains("items"),
+                "\(path.message)")
+        let font = try #require(error("widgets:\n  - type: text\n    text: hi\n    font: Sans 12\n"))
+        #expect(font.message.hasSuffix("; 'font' belongs under 'style:'"), "\(font.message)")
+        let edge = try #require(error("widgets:\n  - type: clock\n    edge: top\n"))
+        #expect(edge.message.hasSuffix("; 'edge' belongs under 'place:'"), "\(edge.message)")
+        let items = try #require(error("widgets:\n  - type: clock\n    items: [a]\n"))
+        #expect(items.message.hasSuffix("; 'items' is a key of ticker widgets"), "\(items.message)")
+        let untyped = try #require(error("widgets:\n  - path: /a.png\n"))
+        #expect(untyped.message.contains("missing 'type'"), "\(untyped.message)")
     }
 
     @Test func wrongValuesGiveTheKeyPathAndTheAcceptedRange() throws {

@@ -159,17 +159,20 @@ public enum SceneLoader {
     static func parseWidget(_ w: NodeReader, index: Int, context: SceneContext,
                             warn: (String) -> Void) throws(SceneError) -> Scene.WidgetSpec {
         guard case .mapping = w.node else { throw w.error("expected a widget mapping with 'type', got \(w.shown)") }
-        // Read the type first, so the allowed keys can depend on it.
-        let anyKey = widgetKeys + WidgetTypes.all.flatMap { $0.keys.map(\.name) }
-        let typeNode = try w.mapping(allowed: anyKey, what: "a widget")
-        guard let t = typeNode["type"] else {
+        // Read the type first, so the allowed keys depend on it.
+        guard let t = w.entry("type") else {
             throw w.error("missing 'type'; valid types: \(Scene.widgetTypes.joined(separator: ", "))")
         }
         let type = try t.string().lowercased()
         guard let schema = WidgetTypes.named(type) else {
             throw t.error("unknown widget type '\(type)'; valid types: \(Scene.widgetTypes.joined(separator: ", "))")
         }
-        let m = try w.mapping(allowed: widgetKeys + schema.keys.map(\.name), what: "a \(type) widget")
+        let m = try w.mapping(allowed: widgetKeys + schema.keys.map(\.name), what: "a \(type) widget") { key in
+            if styleKeys.contains(key) { return "'\(key)' belongs under 'style:'" }
+            if placeKeys.contains(key) { return "'\(key)' belongs under 'place:'" }
+            let others = WidgetTypes.all.filter { $0.keys.contains { $0.name == key } }.map { $0.type }
+            return others.isEmpty ? nil : "'\(key)' is a key of \(others.joined(separator: ", ")) widgets"
+        }
         let id = try m["id"]?.string() ?? "\(type)\(index + 1)"
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             throw (m["id"] ?? w).error("widget id '\(id)' must be letters, digits, '-' or '_'")
