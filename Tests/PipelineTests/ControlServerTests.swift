@@ -58,6 +58,16 @@ import TestSupport
                 try await client.execute(uri: "/v1/widgets/memo", method: .patch, headers: Self.owner(.patch), body: ByteBuffer(string: "{not json")) { r in
                     #expect(r.status == .badRequest)
                 }
+                try await client.execute(uri: "/v1/resize", method: .post, headers: Self.owner(.post)) { r in
+                    #expect(r.status == .badRequest)
+                    #expect(String(buffer: r.body).contains("the body is empty: this route takes a JSON object"), "\(String(buffer: r.body))")
+                }
+                // A path no route takes: 404 with what was asked and where the routes are (it had no body at all).
+                try await client.execute(uri: "/v1/widgets/memo/text", method: .post, headers: Self.owner(.post), body: ByteBuffer(string: "{}")) { r in
+                    #expect(r.status == .notFound)
+                    let answer = try JSONSerialization.jsonObject(with: Data(String(buffer: r.body).utf8)) as? [String: [String: String]]
+                    #expect(answer?["error"]?["message"]?.hasPrefix("no route for POST /v1/widgets/memo/text: ") == true, "\(String(buffer: r.body))")
+                }
                 try await client.execute(uri: "/v1/skip", method: .post, headers: Self.owner(.post)) { r in
                     #expect(r.status == .conflict, "a live scene cannot skip")
                 }

@@ -34,6 +34,11 @@ struct AccessMiddleware: RouterMiddleware {
             context.tokenInPath = tokenInPath
             do {
                 return try await next(request, context)
+            } catch let error as HTTPError where error.status == .notFound && error.body == nil {
+                // No route took it (the router's own answer has no body): say so, and where the routes are.
+                return try HTTPError(.notFound, message: "no route for \(check.method) \(check.path): the control API's "
+                                     + "routes are in docs/CONTROL.md (and docs/openapi.yaml)")
+                    .response(from: request, context: context)
             } catch let error as any HTTPResponseError {
                 return try error.response(from: request, context: context)
             }

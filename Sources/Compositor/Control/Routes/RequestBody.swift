@@ -13,7 +13,10 @@ extension Request {
         do { buffer = try await body.collect(upTo: ControlServer.maxBody) } catch {
             throw HTTPError(.contentTooLarge, message: "the body is larger than 1 MB")
         }
-        let data = buffer.readableBytes == 0 && allowEmpty ? Data("{}".utf8) : Data(buffer.readableBytesView)
+        if buffer.readableBytes == 0 && !allowEmpty {
+            throw HTTPError(.badRequest, message: "the body is empty: this route takes a JSON object (docs/CONTROL.md)")
+        }
+        let data = buffer.readableBytes == 0 ? Data("{}".utf8) : Data(buffer.readableBytesView)
         do {
             _ = try JSONDecoder().decode([String: JSONValue].self, from: data)
             return try JSONDecoder().decode(type, from: data)
