@@ -106,8 +106,10 @@ extension EndToEnd {
 
         /// Through a WHEP server that is not ours (aiortc relaying pipcompose's RTSP): a probe through a relay that
         /// holds every datagram 40 ms reads what the relay really held (40 ms, more on a busy machine; the relay says)
-        /// more than a probe beside it on the direct way (±2 ms); a path that loses every 40th packet shows damage,
-        /// the clean ones none.
+        /// more than a probe beside it on the direct way (floor against floor, within 2 ms of what the relay held,
+        /// from its least to its median: a busy machine raises some frames' latency, never every frame's, and the
+        /// two ways' medians strayed 2.7 ms from the relay's median in a CI run); a path that loses every 40th packet
+        /// shows damage, the clean ones none.
         @Test func throughAiortcADelayIsReadAndALossIsSeen() throws {
             let dir = try TempDir()
             let (p, url) = try startLive([try timecodeScene(dir)])
@@ -126,9 +128,17 @@ extension EndToEnd {
             let ended = try #require(server.waitForLine(timeout: 15) { $0.contains(" held ") }, "\(server.allOutput)")
             let held = try #require(ended.components(separatedBy: " held ").last?.split(separator: " ").first
                 .flatMap { Double($0) }, "\(ended)")
-            #expect(held >= 40, "\(ended)")
-            let added = try #require(delayed.p50) - (try #require(direct.p50))
-            #expect(abs(added - held) <= 2, "direct p50 \(direct.p50 ?? 0), delayed \(delayed.p50 ?? 0); \(ended)")
+            let least = try #require(ended.components(separatedBy: " least ").last?.split(separator: " ").first
+                .flatMap { Double($0) }, "\(ended)")
+            #expect(held >= 40 && least >= 40, "\(ended)")
+            func floor(_ t: [String: Any]) -> Double? { (t["latencyMs"] as? [String: Any])?["min"] as? Double }
+            let (directFloor, delayedFloor) = (try #require(floor(direct.total)), try #require(floor(delayed.total)))
+            // The frame with the least latency on the delayed way had its datagrams held from the relay's least to
+            // about its median (a loaded event loop holds most of them longer than asked: median 43.0 ms, least
+            // 40.0, floors 42.6 ms apart, with six busy loops beside the test).
+            let added = delayedFloor - directFloor
+            #expect(added >= least - 2 && added <= held + 2,
+                    "direct floor \(directFloor) (p50 \(direct.p50 ?? 0)), delayed \(delayedFloor) (p50 \(delayed.p50 ?? 0)); \(ended)")
             let damage = (lossy.total["dropped"] as? Int ?? 0) + (lossy.total["unreadable"] as? Int ?? 0)
             #expect((lossy.total["frames"] as? Int ?? 0) > 30 && damage > 0, "\(lossy.total)")
             p.signal(SIGINT)

@@ -17,8 +17,8 @@ A PATCH on a session (trickle ICE) gets 405, as from a server that takes none. A
 
 Prints "listening PORT" once ready (127.0.0.1, --port, 0 by default: the kernel picks), "published N" when a
 publisher's picture arrives, "viewer N gets video/H264" (or VP8) as it answers a viewer, and "ended N" when a session
-is deleted (through /whep/delayed: "ended N held M ms (median of K datagrams)", the delay the relay really added,
-which a loaded machine makes longer than asked). Runs until killed.
+is deleted (through /whep/delayed: "ended N held M ms (median of K datagrams, least L ms)", the delay the relay
+really added, which a loaded machine makes longer than asked). Runs until killed.
 """
 import argparse
 import asyncio
@@ -75,7 +75,8 @@ class Relay(asyncio.DatagramProtocol):
         if not self.held:
             return ""
         held = sorted(self.held)
-        return f" held {held[len(held) // 2] * 1000:.2f} ms (median of {len(held)} datagrams)"
+        return (f" held {held[len(held) // 2] * 1000:.2f} ms (median of {len(held)} datagrams, "
+                f"least {held[0] * 1000:.2f} ms)")
 
 
 class Back(asyncio.DatagramProtocol):
