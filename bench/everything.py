@@ -11,7 +11,11 @@ timecode strip) with two web widgets beside it, at 1280x720@30, with
     WebRTC, media and IO threads to niceness -8, above pipcompose and the probes; a browser at a user's desk cannot
     (no CAP_SYS_NICE), so the windows run without that capability (setpriv), at the niceness they were started with;
   - the API driven: the scoreboard told something new every 3 s, a pause of 2 s every minute, a resize every 10
-    minutes (alternating 1280x720 and 1024x576, which splits the recording);
+    minutes (alternating 1280x720 and 1024x576, which splits the recording), and within the first 5 minutes one quick
+    cycle through both sizes (1024x576 at 100 s, 1280x720 at 200 s; --no-warm-up-cycle: none), so that the warm-up the
+    memory bar leaves out has seen both sizes once: each size's first visit leaves its text and pictures cached for
+    its return (about 1 MiB, BENCHMARKS-LOG, twenty-eighth session), a step that a line fitted over an hour of three
+    visits a size reads as a slope;
   - every 10 s: resident memory of pipcompose (and its anonymous and file-backed parts) and of its pages' processes,
     CPU seconds of pipcompose, glibc's blocks given out, mapped apart and free (the run's /metrics), and the
     picture's size; every 5 minutes pipcompose's mappings (smaps-SECONDS.txt).
@@ -27,7 +31,7 @@ each 10-minute window. Prints one JSON line; keeps the samples (samples.csv), th
 the Prometheus report in OUT.
 
 Usage: /usr/bin/python3 bench/everything.py BINARY [--seconds 3600] [--out bench/out/everything] [--no-windows] [--windows-nice N]
-       [--resize-every SECONDS]
+       [--resize-every SECONDS] [--no-warm-up-cycle]
 """
 import argparse, collections, glob, json, os, random, secrets, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 import urllib.error, urllib.parse, urllib.request
@@ -160,6 +164,9 @@ def main():
     a.add_argument("--seconds", type=int, default=3600)
     a.add_argument("--resize-every", type=int, default=600,
                    help="seconds between resizes (the hour's: 600; shorter shows whether each resize leaves memory)")
+    a.add_argument("--no-warm-up-cycle", action="store_true",
+                   help="no quick cycle through both sizes in the first 5 minutes (the schedule of the hours before "
+                        "the thirty-second session: each size's first visit inside the fitted hour)")
     a.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "everything"))
     a.add_argument("--no-windows", action="store_true",
                    help="open no browser windows (to tell what the windows add to the run's memory and CPU)")
@@ -355,6 +362,11 @@ def main():
 
     every(3, tell_board)
     every(60, pause_briefly, offset=30)
+    if not args.no_warm_up_cycle and args.resize_every >= 300:
+        # Both sizes once inside the warm-up; the schedule after it is the 10-minute one as before.
+        for at in (100, 200):
+            threading.Thread(target=lambda at=at: stop.wait(max(0, started + at - time.monotonic())) or resize(),
+                             daemon=True).start()
     every(args.resize_every, resize, offset=args.resize_every)
     every(600, restart_nginx, offset=300)
     every(10, sample)
@@ -441,6 +453,7 @@ def main():
 
     print(json.dumps({
         "bench": "everything", "seconds": args.seconds, "windowsOpened": not args.no_windows,
+        "warmUpCycle": not args.no_warm_up_cycle and args.resize_every >= 300,
         "windowsNice": args.windows_nice, "runExit": run.returncode, "runHungAtTheEnd": hung,
         "sourceSummary": summary[-1].strip() if summary else None,
         "probes": results, "parts": parts, **counts, "apiFailures": failures,
