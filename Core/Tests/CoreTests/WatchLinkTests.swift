@@ -149,6 +149,43 @@ final class Told: @unchecked Sendable {
         }
     }
 
+    /// A run that makes a link per viewer for days must not keep every link it ever made: each request's token is
+    /// compared with every link's, and the metrics keep a series per link listed.
+    @Test func theLinksKeptAreBoundedAndTheOldestEndedAreForgottenFirst() throws {
+        let clock = self.clock
+        let links = WatchLinks(now: { clock.now }, mostLive: 4, endedKept: 3)
+        let told = Told()
+        links.onEnd { told.add($0.id) }
+        let made = try (0..<4).map { _ in try links.create() }
+        do {
+            try links.create()
+            Issue.record("a fifth live link was made past the most kept")
+        } catch {
+            #expect(error.status == 409 && error.message.contains("revoke one first"), "\(error.message)")
+        }
+        try links.revoke(made[0].id)
+        let brief = try links.create(expiresIn: 10)
+        clock.advance(1)
+        try links.revoke(made[1].id)
+        clock.advance(1)
+        try links.revoke(made[2].id)
+        #expect(links.all.count == 5, "three ended, two live: all kept")
+        clock.advance(10)
+        #expect(links.all.count == 5, "an expiry not yet told keeps every link: its viewers are sent away at the sweep")
+        links.sweep()
+        #expect(told.ids == [made[0].id, made[1].id, made[2].id, brief.id], "every end told before anything is forgotten")
+        #expect(links.all.map(\.id) == [made[1].id, made[2].id, made[3].id, brief.id], "the first to end is forgotten")
+        #expect(links.lookup(token: made[0].token) == nil)
+        #expect(links.lookup(token: made[1].token) == .revoked(links.link(made[1].id)!))
+        #expect(links.lookup(token: brief.token) == .expired(links.link(brief.id)!))
+        #expect(throws: ControlError.self) { try links.revoke(made[0].id) }
+        try links.revoke(made[3].id)
+        #expect(links.all.map(\.id) == [made[2].id, made[3].id, brief.id],
+                "the one that ended first goes, by when it ended: revoked at 1 s before one that expired at 10 s")
+        for _ in 0..<4 { try links.create() }
+        #expect(links.all.count == 7)
+    }
+
     @Test func withoutAControlTokenAWatchLinkStillOnlyWatches() throws {
         let open = ControlAccess(token: nil, hosts: ControlAccess.hosts(listeningOn: "127.0.0.1", extra: []), links: links)
         let link = try links.create()

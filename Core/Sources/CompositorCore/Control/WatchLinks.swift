@@ -33,6 +33,10 @@ public final class WatchLinks: @unchecked Sendable {
     /// The longest expiry a link may be given (a year); a link that must outlive that is made without one.
     public static let longestExpiry: TimeInterval = 366 * 86400
 
+    /// The most links live at once, and how many ended ones stay listed (see above).
+    public let mostLive: Int
+    public let endedKept: Int
+
     private let lock = NSLock()
     private var links: [Link] = []
     private var made = 0
@@ -41,7 +45,11 @@ public final class WatchLinks: @unchecked Sendable {
     private let clock: @Sendable () -> Date
 
     /// `now`: injected time (tests move it); the system's clock otherwise.
-    public init(now: @escaping @Sendable () -> Date = { Date() }) { clock = now }
+    public init(now: @escaping @Sendable () -> Date = { Date() }, mostLive: Int = 1000, endedKept: Int = 200) {
+        clock = now
+        self.mostLive = mostLive
+        self.endedKept = endedKept
+    }
 
     public var now: Date { clock() }
 
@@ -56,13 +64,18 @@ public final class WatchLinks: @unchecked Sendable {
             throw .bad("a link's label is one line of at most 100 characters")
         }
         let at = clock()
-        let link = lock.withLock {
-            made += 1
-            let link = Link(id: "w\(made)", token: ControlToken.random(), label: label?.isEmpty == true ? nil : label,
-                            created: at, expires: expiresIn.map { at.addingTimeInterval($0) })
-            links.append(link)
-            return link
+        lock.lock()
+        let live = links.count(where: { $0.isLive(at: at) })
+        guard live < mostLive else {
+            lock.unlock()
+            throw .conflict("\(live) watch links are live, the most a run keeps: revoke one first "
+                            + "(`pipcompose ctl link list`, then `ctl link revoke ID`), or give links an expiry")
         }
+        made += 1
+        let link = Link(id: "w\(made)", token: ControlToken.random(), label: label?.isEmpty == true ? nil : label,
+                        created: at, expires: expiresIn.map { at.addingTimeInterval($0) })
+        links.append(link)
+        lock.unlock()
         for observer in lock.withLock({ makers }) { observer(link) }
         return link
     }
@@ -80,6 +93,7 @@ public final class WatchLinks: @unchecked Sendable {
         let first = links[i].revoked == nil
         if first { links[i].revoked = at }
         let link = links[i]
+        forgetTheOldestEnded(at: at)
         lock.unlock()
         if first { notify(link) }
         return link
@@ -130,9 +144,21 @@ public final class WatchLinks: @unchecked Sendable {
             return ended
         }
         for link in ended { notify(link) }
+        if !ended.isEmpty { lock.withLock { forgetTheOldestEnded(at: at) } }
     }
 
     private var swept: Set<String> = []
+
+    /// Past `endedKept` ended links whose end was told (revoked, or swept after expiring), forgets those that ended
+    /// first. Called with `lock` held.
+    private func forgetTheOldestEnded(at now: Date) {
+        let told = links.filter { $0.revoked != nil || swept.contains($0.id) }
+        guard told.count > endedKept else { return }
+        let endedAt = { (l: Link) in l.revoked ?? l.expires ?? now }
+        let forget = Set(told.sorted { endedAt($0) < endedAt($1) }.prefix(told.count - endedKept).map(\.id))
+        links.removeAll { forget.contains($0.id) }
+        swept.subtract(forget)
+    }
 
     private func notify(_ link: Link) {
         for observer in lock.withLock({ observers }) { observer(link) }
