@@ -6,7 +6,7 @@ import NIOCore
 /// last `playerWindow` seconds (by address: HLS has no session). When a link ends (revoked, or expired), the control
 /// server ends its WHEP sessions, and the session disconnects its RTSP viewers (`LiveSession.admit(watchLinks:)`).
 ///
-/// `@unchecked Sendable`: the maps are behind `lock`.
+/// `@unchecked Sendable`: the maps and `recorded` are behind `lock`.
 public final class LinkViewers: @unchecked Sendable {
     /// An HLS player that fetched nothing for this long is gone (players fetch a playlist every segment).
     public static let playerWindow: TimeInterval = 10
@@ -75,14 +75,28 @@ public final class LinkViewers: @unchecked Sendable {
         public var total: Int { webrtc + hls + rtsp }
     }
 
-    /// `pipcompose_link_viewers{link, via}` for every link (0 once it has ended), as `/metrics` is scraped.
+    /// `pipcompose_link_viewers{link, via}` for every link listed (0 once it has ended), as `/metrics` is scraped;
+    /// the series of a link no longer listed (`WatchLinks` forgets the oldest ended ones) are removed.
     public func record(_ links: [WatchLinks.Link], openSessions: Set<String>, rtsp: [String: Int]) {
+        let ids = Set(links.map(\.id))
+        let gone = lock.withLock { () -> Set<String> in
+            defer { recorded = ids }
+            return recorded.subtracting(ids)
+        }
+        for id in gone {
+            for via in Self.ways { Self.gauge(link: id, via: via).destroy() }
+        }
         for link in links {
             let c = counts(of: link.id, openSessions: openSessions, rtsp: rtsp)
-            for (via, n) in [("webrtc", c.webrtc), ("hls", c.hls), ("rtsp", c.rtsp)] {
-                Gauge(label: "pipcompose_link_viewers", dimensions: [("link", link.id), ("via", via)]).record(n)
-            }
+            for (via, n) in zip(Self.ways, [c.webrtc, c.hls, c.rtsp]) { Self.gauge(link: link.id, via: via).record(n) }
         }
+    }
+
+    private static let ways = ["webrtc", "hls", "rtsp"]
+    private var recorded: Set<String> = []
+
+    private static func gauge(link: String, via: String) -> Gauge {
+        Gauge(label: "pipcompose_link_viewers", dimensions: [("link", link), ("via", via)])
     }
 
     /// `rtsp`: the RTSP server's count of viewers playing through each link.
