@@ -103,6 +103,7 @@ extension EndToEnd {
             let r = try pipcompose(["snapshot", scene, "--size", "320x180", "-o", dir.file("x.png")])
             #expect(r.status == 0)
             #expect(r.stderr.contains("warning:") && r.stderr.contains("nothere.png") && r.stderr.contains("placeholder"))
+            #expect(r.stderr.contains("\(scene):2:5: widget 'image1'"), "the warning says where the scene gives it: \(r.stderr)")
             #expect(pngSize(dir.file("x.png")).map { $0 == (320, 180) } == true)
         }
 

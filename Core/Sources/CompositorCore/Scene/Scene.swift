@@ -24,12 +24,17 @@ public struct Scene: Sendable {
         /// Drawing order where boxes overlap (lower first); equal z keeps the scene's order. Defaults: -1 for a
         /// background, 1 for an inset, 0 for docked widgets.
         public var z: Int
+        /// Where the scene gives it (`FILE:LINE:COLUMN` of its entry), so that a warning about it (a picture that
+        /// cannot be drawn) says where to look; nil for one made otherwise.
+        public var origin: String?
 
         /// The `type:` of the entry.
         public var type: String { Swift.type(of: config).type }
 
-        public init(id: String, config: any WidgetConfig, placement: Placement, style: Style, z: Int? = nil) {
+        public init(id: String, config: any WidgetConfig, placement: Placement, style: Style, z: Int? = nil,
+                    origin: String? = nil) {
             self.id = id
+            self.origin = origin
             self.config = config
             self.placement = placement
             self.style = style

@@ -187,7 +187,8 @@ public enum SceneLoader {
         let own = m.filter { !widgetKeys.contains($0.key) }
         let config = try schema.init(scene: SceneFields(entries: own, widget: w, context: context))
         let z = try m["z"]?.int(in: -1000...1000)
-        return Scene.WidgetSpec(id: id, config: config, placement: placement, style: style, z: z)
+        return Scene.WidgetSpec(id: id, config: config, placement: placement, style: style, z: z,
+                                origin: "\(w.file):\(w.line):\(w.column)")
     }
 
     static func nonEmpty(_ n: NodeReader) throws(SceneError) -> String {
