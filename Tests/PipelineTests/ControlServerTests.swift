@@ -192,7 +192,8 @@ import TestSupport
     }
 
     /// A body field of another type is refused in its route's words (null too), or read as absent where the route
-    /// reads it so; a value no route reads must still be JSON the API can hold. Refusals reach nothing.
+    /// reads it so; a value no route reads must still be JSON the API can hold, and a field no route reads is refused
+    /// by name. Refusals reach nothing.
     @Test func bodyFieldsOfAnotherTypeAnswerInTheirRoutesWords() async throws {
         let session = CountingSession()
         let access = ControlAccess(token: Self.token, hosts: ControlAccess.hosts(listeningOn: "127.0.0.1", extra: []))
@@ -207,6 +208,14 @@ import TestSupport
             ("/v1/web/lower", #"{"call":"update","data":5}"#, "'data' must be JSON (an object or a string)"),
             ("/v1/whep/viewer1/window", "[]", "expected a JSON object"),
             ("/v1/resize", #"{"size":"320x180","x":1e999}"#, "expected a JSON object"),
+            // A field no route reads is refused by name, never left unread as if it had not been sent.
+            ("/v1/resize", #"{"size":"320x180","fps":60}"#, "POST /v1/resize has no field 'fps'; it takes: size, width, height"),
+            ("/v1/outputs", #"{"record":"/tmp/x.mp4","overwite":true}"#,
+             "POST /v1/outputs has no field 'overwite' (did you mean 'overwrite'?); it takes: record, push, resize, overwrite, rendition"),
+            ("/v1/whep/viewer1/window", #"{"width":320,"heigth":180}"#,
+             "POST /v1/whep/viewer1/window has no field 'heigth' (did you mean 'height'?); it takes: width, height, main"),
+            ("/v1/links", #"{"label":"tv","expiry":"2h"}"#,
+             "POST /v1/links has no field 'expiry' (did you mean 'expires'?); it takes: label, expires"),
         ]
         let accepted = [("/v1/resize", #"{"size":5,"width":320,"height":180}"#),
                         ("/v1/web/lower", #"{"call":"play","name":5}"#)]

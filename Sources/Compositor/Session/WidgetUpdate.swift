@@ -18,7 +18,8 @@ public enum WidgetUpdate {
             throw .bad("no properties given; a \(schema.type) widget takes: \(allowed.joined(separator: ", "))")
         }
         for key in body.keys.sorted() where !allowed.contains(key) {
-            throw .bad("widget '\(id)' (\(schema.type)) has no property '\(key)'"
+            let near = NearestName.to(key, in: allowed).map { " (did you mean '\($0)'?)" } ?? ""
+            throw .bad("widget '\(id)' (\(schema.type)) has no property '\(key)'\(near)"
                        + (allowed.isEmpty ? "; it takes none" : "; it takes: \(allowed.joined(separator: ", "))"))
         }
         let context = SceneContext(folder: scene.folder, checks: MediaChecksLive())

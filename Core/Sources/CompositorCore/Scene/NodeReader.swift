@@ -40,7 +40,7 @@ public struct NodeReader {
                 throw NodeReader(node: k, path: path, file: file).error("keys must be plain names")
             }
             guard allowed.contains(key) else {
-                let near = Self.nearest(key, in: allowed).map { " (did you mean '\($0)'?)" } ?? ""
+                let near = NearestName.to(key, in: allowed).map { " (did you mean '\($0)'?)" } ?? ""
                 let more = hint(key).map { "; \($0)" } ?? ""
                 throw NodeReader(node: k, path: path, file: file)
                     .error("unknown key '\(key)' in \(what)\(near); valid keys: \(allowed.joined(separator: ", "))\(more)")
@@ -54,29 +54,6 @@ public struct NodeReader {
     func entry(_ key: String) -> NodeReader? {
         guard case .mapping(let m) = node, let v = m[Node(key)] else { return nil }
         return child(key, v)
-    }
-
-    /// The one name of `names` within an edit of `word` (two for names of 5 letters or more; case aside), when
-    /// exactly one is that near.
-    static func nearest(_ word: String, in names: [String]) -> String? {
-        let near = names.filter { editDistance(word.lowercased(), $0.lowercased()) <= ($0.count >= 5 ? 2 : 1) }
-        return near.count == 1 ? near[0] : nil
-    }
-
-    /// Levenshtein distance: insertions, deletions and substitutions.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let b = Array(b)
-        var row = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var diagonal = row[0]
-            row[0] = i + 1
-            for (j, y) in b.enumerated() {
-                let above = row[j + 1]
-                row[j + 1] = Swift.min(above + 1, row[j] + 1, diagonal + (x == y ? 0 : 1))
-                diagonal = above
-            }
-        }
-        return row[b.count]
     }
 
     func list() throws(SceneError) -> [NodeReader] {

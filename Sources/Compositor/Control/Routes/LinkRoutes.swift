@@ -82,7 +82,8 @@ struct LinkRoutes {
 }
 
 /// `POST /v1/links`: `{"label": "grandma", "expires": "2h"}` (both optional; `expires` as 90s, 45m, 2h, 7d or seconds).
-struct LinkBody: Decodable {
+struct LinkBody: Decodable, KnownFields {
+    static let fields = ["label", "expires"]
     var label: Sent<String>
     var expires: Sent<JSONValue>
 

@@ -58,7 +58,8 @@ struct OutputRoutes {
 /// `POST /v1/outputs`: `{"record": "FILE"}` (with `"resize"` and `"overwrite"`) or `{"push": "URL"}`, and
 /// `"rendition"`. A record, push or resize of another type counts as absent; overwrite and rendition of another type
 /// are refused.
-struct OutputBody: Decodable {
+struct OutputBody: Decodable, KnownFields {
+    static let fields = ["record", "push", "resize", "overwrite", "rendition"]
     var record: Sent<String>
     var push: Sent<String>
     var resize: Sent<String>

@@ -39,7 +39,8 @@ struct PlaybackRoutes {
 }
 
 /// `POST /v1/resize`: `{"size": "WxH"}` or `{"width": W, "height": H}` (a field of another type counts as absent).
-struct ResizeBody: Decodable {
+struct ResizeBody: Decodable, KnownFields {
+    static let fields = ["size", "width", "height"]
     var size: Sent<String>
     var width: Sent<Double>
     var height: Sent<Double>
@@ -57,7 +58,8 @@ struct ResizeBody: Decodable {
 }
 
 /// `POST /v1/skip`: `{"track": "next"}` or `"previous"` (the music), else `{"seconds": S}` (15 when not given).
-struct SkipBody: Decodable {
+struct SkipBody: Decodable, KnownFields {
+    static let fields = ["track", "seconds"]
     var track: Sent<String>
     var seconds: Sent<Double>
 

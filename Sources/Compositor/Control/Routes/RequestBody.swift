@@ -17,9 +17,10 @@ extension Request {
             throw HTTPError(.badRequest, message: "the body is empty: this route takes a JSON object (docs/CONTROL.md)")
         }
         let data = buffer.readableBytes == 0 ? Data("{}".utf8) : Data(buffer.readableBytesView)
+        let object: [String: JSONValue], body: Body
         do {
-            _ = try JSONDecoder().decode([String: JSONValue].self, from: data)
-            return try JSONDecoder().decode(type, from: data)
+            object = try JSONDecoder().decode([String: JSONValue].self, from: data)
+            body = try JSONDecoder().decode(type, from: data)
         } catch DecodingError.typeMismatch {
             throw HTTPError(.badRequest, message: "expected a JSON object")
         } catch DecodingError.dataCorrupted(let context) {
@@ -28,7 +29,20 @@ extension Request {
         } catch {
             throw HTTPError(.badRequest, message: "malformed JSON: \(error)")
         }
+        if let known = Body.self as? any KnownFields.Type,
+           let field = object.keys.sorted().first(where: { !known.fields.contains($0) }) {
+            let near = NearestName.to(field, in: known.fields).map { " (did you mean '\($0)'?)" } ?? ""
+            throw HTTPError(.badRequest, message: "\(method.rawValue) \(uri.path) has no field '\(field)'\(near); it takes: "
+                                                 + known.fields.joined(separator: ", "))
+        }
+        return body
     }
+}
+
+/// A request body whose fields are all known: a field the route does not read is refused (400), naming the fields
+/// it does, so that a misspelt one (`"overwite": true`) never goes unread as if it had not been sent.
+protocol KnownFields {
+    static var fields: [String] { get }
 }
 
 /// A field of a request body as it was sent: absent, of the type the route reads, or some other JSON value (null

@@ -142,7 +142,8 @@ struct IceAnswer: Encodable {
 
 /// `POST /v1/whep/{id}/window`: `{"width": W, "height": H}`, the window in device pixels, or `{"main": true}`, the
 /// main picture (a field of another type counts as absent).
-struct WindowBody: Decodable {
+struct WindowBody: Decodable, KnownFields {
+    static let fields = ["width", "height", "main"]
     var main: Sent<Bool>
     var width: Sent<Double>
     var height: Sent<Double>

@@ -72,7 +72,8 @@ struct WidgetRoutes {
 
 /// `POST /v1/web/{id}`: `{"call": "update", "data": …}`, and `"name"` for `invoke` (a name of another type counts as
 /// absent).
-struct WebCallBody: Decodable {
+struct WebCallBody: Decodable, KnownFields {
+    static let fields = ["call", "data", "name", "size", "at"]
     var call: Sent<String>
     var data: JSONValue?
     var name: Sent<String>
