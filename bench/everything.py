@@ -230,7 +230,7 @@ def main():
     metrics_token = secrets.token_hex(24)
     metrics = {name: free_port() for name in probes}
     prometheus = Prometheus(work, metrics.values(), metrics_token, f"127.0.0.1:{cport}", token)
-    began = time.time()
+    probes_began = time.time()  # wall clock, for Prometheus' range
     probing = {name: subprocess.Popen([args.binary, "probe", *p, "--reference", path, "--duration", str(probe_seconds),
                                        "--json", "--quiet", "--timeout", "60", "--metrics", f"127.0.0.1:{metrics[name]}"],
                                       env={**os.environ, "PIPCOMPOSE_METRICS_TOKEN": metrics_token},
@@ -374,9 +374,9 @@ def main():
     def windows():
         # One window at a time, one every 30 s (a window's own launch and 8 s of watching included).
         while not stop.is_set():
-            began = time.monotonic()
+            opened = time.monotonic()
             window()
-            stop.wait(max(0, 30 - (time.monotonic() - began)))
+            stop.wait(max(0, 30 - (time.monotonic() - opened)))
 
     if not args.no_windows:
         threading.Thread(target=windows, daemon=True).start()
@@ -408,7 +408,7 @@ def main():
         ("outputDropped", "pipcompose_output_dropped_total{job='pipcompose-run'}"),
         ("probesCorrupt", "sum(last_over_time(pipcompose_probe_corrupt_frames_total[2m]))"),
         ("probesDropped", "sum(last_over_time(pipcompose_probe_dropped_frames_total[2m]))")]}
-    report = subprocess.run([args.binary, "soak", "report", "--prometheus", prometheus.url, "--from", str(int(began)),
+    report = subprocess.run([args.binary, "soak", "report", "--prometheus", prometheus.url, "--from", str(int(probes_began)),
                              "--to", str(int(ended)), "--report", os.path.join(args.out, "report")],
                             capture_output=True, text=True)
     open(os.path.join(args.out, "report.log"), "w").write(report.stdout + report.stderr)
