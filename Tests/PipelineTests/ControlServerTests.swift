@@ -216,6 +216,10 @@ import TestSupport
              "POST /v1/whep/viewer1/window has no field 'heigth' (did you mean 'height'?); it takes: width, height, main"),
             ("/v1/links", #"{"label":"tv","expiry":"2h"}"#,
              "POST /v1/links has no field 'expiry' (did you mean 'expires'?); it takes: label, expires"),
+            // The web call and the snapshot share a body type, not their fields.
+            ("/v1/web/lower", #"{"call":"play","size":"320x180"}"#, "POST /v1/web/lower has no field 'size'; it takes: call, data, name, at"),
+            ("/v1/web/lower/snapshot", #"{"data":{},"call":"update"}"#,
+             "POST /v1/web/lower/snapshot has no field 'call'; it takes: data, size"),
         ]
         let accepted = [("/v1/resize", #"{"size":5,"width":320,"height":180}"#),
                         ("/v1/web/lower", #"{"call":"play","name":5}"#)]

@@ -8,7 +8,9 @@ extension Request {
     ///
     /// The whole object is read as `JSONValue`s first, so that a value in a field the route does not read must still
     /// be one (a number past `Double`'s range or a lone surrogate is refused, as it always was).
-    func jsonBody<Body: Decodable>(as type: Body.Type, allowEmpty: Bool = false) async throws -> Body {
+    ///
+    /// `fields`: the fields this route takes, where its body type serves more than one route (else `KnownFields`).
+    func jsonBody<Body: Decodable>(as type: Body.Type, allowEmpty: Bool = false, fields: [String]? = nil) async throws -> Body {
         let buffer: ByteBuffer
         do { buffer = try await body.collect(upTo: ControlServer.maxBody) } catch {
             throw HTTPError(.contentTooLarge, message: "the body is larger than 1 MB")
@@ -29,11 +31,11 @@ extension Request {
         } catch {
             throw HTTPError(.badRequest, message: "malformed JSON: \(error)")
         }
-        if let known = Body.self as? any KnownFields.Type,
-           let field = object.keys.sorted().first(where: { !known.fields.contains($0) }) {
-            let near = NearestName.to(field, in: known.fields).map { " (did you mean '\($0)'?)" } ?? ""
+        if let known = fields ?? (Body.self as? any KnownFields.Type)?.fields,
+           let field = object.keys.sorted().first(where: { !known.contains($0) }) {
+            let near = NearestName.to(field, in: known).map { " (did you mean '\($0)'?)" } ?? ""
             throw HTTPError(.badRequest, message: "\(method.rawValue) \(uri.path) has no field '\(field)'\(near); it takes: "
-                                                 + known.fields.joined(separator: ", "))
+                                                 + known.joined(separator: ", "))
         }
         return body
     }

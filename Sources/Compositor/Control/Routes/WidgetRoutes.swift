@@ -30,7 +30,7 @@ struct WidgetRoutes {
         }
         // A preview with data: the template drawn with `data` in a page of its own, the live page untouched.
         routes.post("/v1/web/:id/snapshot") { request, context in
-            let body = try await request.jsonBody(as: WebCallBody.self)
+            let body = try await request.jsonBody(as: WebCallBody.self, fields: ["data", "size"])
             guard let data = try body.dataText() else {
                 throw HTTPError(.badRequest, message: "expected {\"data\": {…}} (and \"size\": \"WxH\" to draw at another size)")
             }
@@ -72,8 +72,9 @@ struct WidgetRoutes {
 
 /// `POST /v1/web/{id}`: `{"call": "update", "data": …}`, and `"name"` for `invoke` (a name of another type counts as
 /// absent).
+/// A call into a web widget's page, and (`data`, `size`) the snapshot's body.
 struct WebCallBody: Decodable, KnownFields {
-    static let fields = ["call", "data", "name", "size", "at"]
+    static let fields = ["call", "data", "name", "at"]
     var call: Sent<String>
     var data: JSONValue?
     var name: Sent<String>
